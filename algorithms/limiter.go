@@ -1,0 +1,43 @@
+// Package algorithms holds the rate limiters of ratelimit-lab.
+//
+// Every limiter decides from an explicit virtual time: Decide(now) is given
+// the time of an arrival, measured from the start of the run, and answers
+// pass or block, plus the queueing wait of a pass. No limiter reads the wall
+// clock, sleeps, starts a goroutine or does I/O, so a test can script any
+// sequence of instants, including a clock that steps backwards.
+//
+// The Sentinel limiters run on Sentinel's absolute millisecond clock: virtual
+// time t is mapped to epoch + t, where the epoch is large and a multiple of
+// every bucket length of the limiter and of 1000 ms. Bucket edges therefore
+// fall on multiples of the bucket length in virtual time, and every limiter
+// starts "idle since forever".
+package algorithms
+
+import "time"
+
+// Decision is a limiter's answer for one arrival.
+type Decision struct {
+	// Pass is true when the request is admitted.
+	Pass bool
+	// Wait is how long an admitted request queues before it is let through
+	// (throttling and warm-up-rate-limiter). It is zero for blocks and for
+	// immediate passes.
+	Wait time.Duration
+}
+
+// Limiter is one rate-limiting algorithm with its state.
+//
+// Decide must be called with the arrivals in the order they happen; now may
+// go backwards (a clock step), and each limiter then does what its reference
+// does. A Limiter is not safe for concurrent use.
+type Limiter interface {
+	// Decide admits or blocks one request arriving at virtual time now.
+	Decide(now time.Duration) Decision
+	// Spec is the canonical spec string: the name and every parameter, with
+	// defaults filled in, such that New(Spec()) builds an identical limiter.
+	Spec() string
+	// Rate is the limit expressed in requests per second (for overshoot).
+	Rate() float64
+	// StateBytes is the size of the limiter's state in bytes.
+	StateBytes() int
+}

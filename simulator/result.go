@@ -1,0 +1,59 @@
+package simulator
+
+import "time"
+
+// Result is everything a run produced, ready for renderers.
+type Result struct {
+	// Scenario names the scenario or trace the arrivals came from.
+	Scenario string
+	// Limit is the scenario's limit in requests per second.
+	Limit float64
+	// Bin is the width of a series bin; Window the length of the sliding
+	// window behind MaxWindowPassed.
+	Bin, Window time.Duration
+	// Start and End bound the run in true time; the first bin starts at
+	// Start (normally 0).
+	Start, End time.Duration
+	// Algorithms holds one result per limiter, in the order given.
+	Algorithms []AlgoResult
+}
+
+// AlgoResult is one limiter's outcome.
+type AlgoResult struct {
+	// Spec is the limiter's canonical spec string; Name its registry name.
+	Spec, Name string
+	// Rate is the limiter's limit in requests per second.
+	Rate float64
+	// SampleCount is leap-array's sample count (0 for other limiters).
+	SampleCount int
+	// StateBytes is the size of the limiter's state.
+	StateBytes int
+
+	Arrived, Passed, Blocked int64
+	// MaxWindowPassed is the largest number of admissions in any sliding
+	// window of length Window; WindowLimit is Rate·Window and Overshoot
+	// their ratio.
+	MaxWindowPassed int64
+	WindowLimit     float64
+	Overshoot       float64
+	// SmoothBound is the seed articles' limit·(1+1/N) figure for leap-array
+	// (0 for other limiters), in requests per Window.
+	SmoothBound float64
+	// PeakBinPassed is the largest number of admissions in one bin.
+	PeakBinPassed int64
+	// Wait percentiles over the passes.
+	WaitP50, WaitP99, WaitMax time.Duration
+	// Bins is the per-bin series, Bins[i] covering [Start+i·Bin, Start+(i+1)·Bin).
+	Bins []Bin
+	// NsPerDecision is the measured cost of one decision in this run.
+	NsPerDecision float64
+}
+
+// Bin counts one bin of one limiter. Arrivals and blocks are counted at
+// arrival, passes at admission (arrival + wait).
+type Bin struct {
+	Arrived, Passed, Blocked int64
+	// WaitSum and WaitMax describe the waits of the passes admitted in this
+	// bin.
+	WaitSum, WaitMax time.Duration
+}
