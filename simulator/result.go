@@ -57,3 +57,35 @@ type Bin struct {
 	// bin.
 	WaitSum, WaitMax time.Duration
 }
+
+// TuneResult is the outcome of running leap-array at several sample counts
+// on the same arrivals (`ratelimit-lab tune`).
+type TuneResult struct {
+	Scenario string
+	// Limit is the QPS limit given to every leap-array.
+	Limit float64
+	// Interval is leap-array's statistic interval; Window the sliding window
+	// behind MaxWindowPassed; Bin the bin behind PeakBinPassed.
+	Interval, Window, Bin time.Duration
+	Rows                  []TuneRow
+}
+
+// TuneRow is one sample count's outcome.
+type TuneRow struct {
+	SampleCount int
+	// Bucket is Interval / SampleCount.
+	Bucket          time.Duration
+	Arrived, Passed int64
+	PassedPct       float64
+	MaxWindowPassed int64
+	// Overshoot is MaxWindowPassed divided by the limit over Window.
+	Overshoot float64
+	// SmoothBound is the articles' smooth-traffic figure 1 + 1/N.
+	SmoothBound   float64
+	PeakBinPassed int64
+	StateBytes    int
+	NsPerDecision float64
+	// Skipped is non-empty when the sample count does not divide the
+	// interval; it then says why, and the other fields are zero.
+	Skipped string
+}
