@@ -1,0 +1,81 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+func positiveLimit(name, key string, v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s: %s must be a positive number, got %s (for example %s=100)", name, key, formatFloat(v), key)
+	}
+	return nil
+}
+
+// wholeMs checks that d is a whole number of milliseconds, at least minMs
+// and within Java's int, and returns it in ms.
+func wholeMs(name, key string, d time.Duration, minMs int64) (int64, error) {
+	if d%time.Millisecond != 0 || d < time.Duration(minMs)*time.Millisecond || d > math.MaxInt32*time.Millisecond {
+		return 0, fmt.Errorf("%s: %s must be whole milliseconds, at least %dms, got %v (Sentinel counts it in int ms)", name, key, minMs, d)
+	}
+	return int64(d / time.Millisecond), nil
+}
+
+// bucketLength checks Sentinel's LeapArray parameters and returns the
+// bucket length in ms.
+func bucketLength(name string, sampleCount int, interval time.Duration) (int64, error) {
+	ims, err := wholeMs(name, "interval", interval, 1)
+	if err != nil {
+		return 0, err
+	}
+	if sampleCount < 1 {
+		return 0, fmt.Errorf("%s: sample-count must be at least 1, got %d", name, sampleCount)
+	}
+	if ims%int64(sampleCount) != 0 {
+		return 0, fmt.Errorf("%s: sample-count %d does not divide interval %v, and Sentinel requires the interval to be evenly divided; pick a divisor of %d such as %s",
+			name, sampleCount, interval, ims, divisorsNear(ims, sampleCount))
+	}
+	return ims / int64(sampleCount), nil
+}
+
+// divisorsNear lists the divisors of n closest to k, for error messages.
+func divisorsNear(n int64, k int) string {
+	below, above := int64(0), int64(0)
+	for d := int64(k); d >= 1; d-- {
+		if n%d == 0 {
+			below = d
+			break
+		}
+	}
+	for d := int64(k); d <= n; d++ {
+		if n%d == 0 {
+			above = d
+			break
+		}
+	}
+	if below == above || above == 0 {
+		return strconv.FormatInt(below, 10)
+	}
+	return fmt.Sprintf("%d or %d", below, above)
+}
+
+// formatFloat prints a float the shortest way that parses back exactly.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// formatDuration prints a duration in Go syntax with a single unit where
+// one fits exactly ("1s", "500ms", "60s", "1500us"), so specs stay short.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	case d%time.Millisecond == 0:
+		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+	case d%time.Microsecond == 0:
+		return strconv.FormatInt(int64(d/time.Microsecond), 10) + "us"
+	}
+	return strconv.FormatInt(int64(d), 10) + "ns"
+}

@@ -1,0 +1,127 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+	"unsafe"
+)
+
+// SlidingLogConfig configures a SlidingLog.
+type SlidingLogConfig struct {
+	// Limit is the number of passes allowed in any window (t − Window, t].
+	Limit float64
+	// Window is the window length.
+	Window time.Duration
+	// History is how far behind the newest pass the log keeps timestamps
+	// beyond Window, so that a clock that steps back by up to History still
+	// gets exact decisions. With a clock that never goes back, only the
+	// passes inside the window matter and the log holds at most Limit
+	// timestamps that count.
+	History time.Duration
+}
+
+// SlidingLog is the exact sliding log: it keeps the timestamp of every pass
+// and lets a request at t through iff fewer than Limit recorded passes have
+// timestamps in (t − Window, t]. Time is exact to the nanosecond; there are
+// no buckets, so no burst pair can pass more than Limit within any window of
+// length Window. This is the definition the bucketed windows approximate.
+//
+// When the clock goes back, passes stamped later than t are ignored until
+// the clock reaches them again. Timestamps older than the newest pass minus
+// Window minus History are forgotten.
+type SlidingLog struct {
+	cfg    SlidingLogConfig
+	log    []time.Duration // pass timestamps, sorted; log[lo:] is live
+	lo     int
+	head   int // first index of log with a timestamp in the window, when sorted is current
+	maxT   time.Duration
+	seen   bool
+	cursor bool // head is valid for the newest time seen
+}
+
+// NewSlidingLog validates c and builds the limiter.
+func NewSlidingLog(c SlidingLogConfig) (*SlidingLog, error) {
+	if err := positiveLimit("sliding-log", "limit", c.Limit); err != nil {
+		return nil, err
+	}
+	if c.Window <= 0 {
+		return nil, fmt.Errorf("sliding-log: window must be positive, got %v (for example window=1s)", c.Window)
+	}
+	if c.History < 0 {
+		return nil, fmt.Errorf("sliding-log: history must not be negative, got %v (for example history=1m)", c.History)
+	}
+	n := math.Min(math.Ceil(c.Limit), 1<<16)
+	return &SlidingLog{cfg: c, log: make([]time.Duration, 0, int(n)+1), cursor: true}, nil
+}
+
+// Decide implements Limiter.
+func (s *SlidingLog) Decide(now time.Duration) Decision {
+	var n int
+	if !s.seen || now >= s.maxT {
+		if !s.cursor {
+			s.head = s.lo + sort.Search(len(s.log)-s.lo, func(i int) bool { return s.log[s.lo+i] > now-s.cfg.Window })
+			s.cursor = true
+		}
+		for s.head < len(s.log) && s.log[s.head] <= now-s.cfg.Window {
+			s.head++
+		}
+		n = len(s.log) - s.head
+	} else {
+		live := s.log[s.lo:]
+		from := sort.Search(len(live), func(i int) bool { return live[i] > now-s.cfg.Window })
+		to := sort.Search(len(live), func(i int) bool { return live[i] > now })
+		n = to - from
+	}
+	if float64(n) >= s.cfg.Limit {
+		return Decision{}
+	}
+	s.record(now)
+	return Decision{Pass: true}
+}
+
+func (s *SlidingLog) record(now time.Duration) {
+	if !s.seen || now >= s.maxT {
+		s.seen, s.maxT = true, now
+		s.forget()
+		s.log = append(s.log, now)
+		return
+	}
+	// The clock went back: insert in order.
+	i := s.lo + sort.Search(len(s.log)-s.lo, func(i int) bool { return s.log[s.lo+i] > now })
+	s.log = append(s.log, 0)
+	copy(s.log[i+1:], s.log[i:])
+	s.log[i] = now
+	s.cursor = false
+}
+
+// forget drops the timestamps too old to matter and compacts the slice
+// when its dead prefix is as long as its live part.
+func (s *SlidingLog) forget() {
+	horizon := s.maxT - s.cfg.Window - s.cfg.History
+	for s.lo < len(s.log) && s.log[s.lo] <= horizon {
+		s.lo++
+	}
+	if s.head < s.lo {
+		s.head = s.lo
+	}
+	if s.lo > 0 && s.lo >= len(s.log)-s.lo {
+		n := copy(s.log, s.log[s.lo:])
+		s.log = s.log[:n]
+		s.head -= s.lo
+		s.lo = 0
+	}
+}
+
+// Spec implements Limiter.
+func (s *SlidingLog) Spec() string {
+	return fmt.Sprintf("sliding-log:limit=%s,window=%s,history=%s",
+		formatFloat(s.cfg.Limit), formatDuration(s.cfg.Window), formatDuration(s.cfg.History))
+}
+
+// Rate implements Limiter.
+func (s *SlidingLog) Rate() float64 { return s.cfg.Limit / s.cfg.Window.Seconds() }
+
+// StateBytes implements Limiter.
+func (s *SlidingLog) StateBytes() int { return int(unsafe.Sizeof(*s)) + 8*cap(s.log) }

@@ -1,0 +1,94 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+)
+
+// TokenBucketConfig configures a TokenBucket.
+type TokenBucketConfig struct {
+	// Rate is the refill rate in tokens per second; it may be fractional.
+	Rate float64
+	// Burst is the bucket size.
+	Burst int
+}
+
+// TokenBucket is a token bucket that starts full: tokens refill at Rate per
+// second up to Burst, and a request passes iff it can take one whole token
+// now. It makes the same decisions as golang.org/x/time/rate v0.16
+// NewLimiter(Rate, Burst).AllowN(epoch+t, 1), reproducing its float64
+// arithmetic: the refill is elapsed.Seconds()·Rate, a pass may leave the
+// bucket a sub-nanosecond's worth of tokens below zero (x/time/rate truncates
+// that wait to 0 and lets it through), and a time before the last pass
+// counts as no elapsed time and moves the last pass back.
+type TokenBucket struct {
+	cfg    TokenBucketConfig
+	tokens float64
+	last   time.Duration
+	burst  float64
+	seen   bool
+}
+
+// NewTokenBucket validates c and builds the limiter.
+func NewTokenBucket(c TokenBucketConfig) (*TokenBucket, error) {
+	if err := positiveLimit("token-bucket", "rate", c.Rate); err != nil {
+		return nil, err
+	}
+	if c.Burst < 1 {
+		return nil, fmt.Errorf("token-bucket: burst must be at least 1, got %d (a bucket smaller than one token passes nothing)", c.Burst)
+	}
+	return &TokenBucket{cfg: c, tokens: float64(c.Burst), burst: float64(c.Burst)}, nil
+}
+
+// Decide implements Limiter.
+func (b *TokenBucket) Decide(now time.Duration) Decision {
+	tokens := b.tokens
+	if b.seen {
+		last := b.last
+		if now < last {
+			last = now
+		}
+		tokens += durationSeconds(now-last) * b.cfg.Rate
+	}
+	// Before the first pass, x/time/rate's last is the zero time.Time, so
+	// the elapsed time saturates and the bucket is full.
+	if tokens > b.burst {
+		tokens = b.burst
+	}
+	tokens--
+	if tokens < 0 && waitForTokens(-tokens, b.cfg.Rate) > 0 {
+		return Decision{}
+	}
+	b.seen, b.last, b.tokens = true, now, tokens
+	return Decision{Pass: true}
+}
+
+// durationSeconds is time.Duration.Seconds, spelled out so the order of
+// float operations is visibly the same.
+func durationSeconds(d time.Duration) float64 {
+	sec := d / time.Second
+	nsec := d % time.Second
+	return float64(sec) + float64(nsec)/1e9
+}
+
+// waitForTokens is x/time/rate's Limit.durationFromTokens.
+func waitForTokens(tokens, rate float64) time.Duration {
+	d := (tokens / rate) * float64(time.Second)
+	if d > float64(math.MaxInt64) {
+		return math.MaxInt64
+	}
+	return time.Duration(d)
+}
+
+// Spec implements Limiter.
+func (b *TokenBucket) Spec() string {
+	return fmt.Sprintf("token-bucket:rate=%s,burst=%d", formatFloat(b.cfg.Rate), b.cfg.Burst)
+}
+
+// Rate implements Limiter.
+func (b *TokenBucket) Rate() float64 { return b.cfg.Rate }
+
+// StateBytes implements Limiter.
+func (b *TokenBucket) StateBytes() int { return int(unsafe.Sizeof(*b)) }

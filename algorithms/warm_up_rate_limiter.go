@@ -1,0 +1,124 @@
+package algorithms
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+)
+
+// WarmUpRateLimiterConfig configures a WarmUpRateLimiter.
+type WarmUpRateLimiterConfig struct {
+	// Limit is the stable QPS (count).
+	Limit float64
+	// WarmUp is the warm-up period in whole seconds.
+	WarmUp time.Duration
+	// ColdFactor divides the limit at the coldest point (default 3).
+	ColdFactor int
+	// MaxQueue is the longest a request may queue (timeOutMs), in whole ms.
+	MaxQueue time.Duration
+}
+
+// WarmUpRateLimiter is Sentinel's WarmUpRateLimiterController (Sentinel
+// 1.8): the WarmUp token bucket decides the current rate, and the
+// throttling queue paces requests at that rate. Each request syncs the
+// tokens from the previous second's passes, takes the warm-up rate
+// (nextUp(1/(aboveToken·slope + 1/count)) above the warning line, count
+// below it), turns it into a cost of round(1000/rate) ms, and queues on
+// latestPassedTime exactly as Throttling does on the millisecond path:
+// pass now, pass after waiting up to MaxQueue, or block.
+//
+// A request that queues is counted in the statistics when it is let through
+// (arrival + wait), as Sentinel's StatisticSlot counts it after the
+// FlowSlot's sleep. Queued passes whose admission time has come are
+// recorded before the decision of a request arriving at the same
+// millisecond.
+type WarmUpRateLimiter struct {
+	cfg      WarmUpRateLimiterConfig
+	epoch    int64
+	maxQueue int64
+	tokens   warmTokens
+	minute   *buckets // previousPassQps: 60 buckets of 1 s
+	latest   int64
+	pending  pendingPasses
+}
+
+// pendingPasses is a FIFO of queued passes not yet admitted, by absolute
+// admission millisecond (strictly increasing, as latestPassedTime is).
+type pendingPasses struct {
+	at   []int64
+	head int
+}
+
+func (p *pendingPasses) push(t int64) {
+	if p.head > 0 && len(p.at) == cap(p.at) {
+		n := copy(p.at, p.at[p.head:])
+		p.at, p.head = p.at[:n], 0
+	}
+	p.at = append(p.at, t)
+}
+
+// NewWarmUpRateLimiter validates c and builds the limiter.
+func NewWarmUpRateLimiter(c WarmUpRateLimiterConfig) (*WarmUpRateLimiter, error) {
+	const name = "warm-up-rate-limiter"
+	tokens, err := newWarmTokens(name, c.Limit, c.WarmUp, c.ColdFactor)
+	if err != nil {
+		return nil, err
+	}
+	q, err := wholeMs(name, "max-queue", c.MaxQueue, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &WarmUpRateLimiter{
+		cfg:      c,
+		epoch:    epochMs(1000),
+		maxQueue: q,
+		tokens:   tokens,
+		minute:   newBuckets(60, 1000),
+		latest:   -1,
+		pending:  pendingPasses{at: make([]int64, 0, 64)},
+	}, nil
+}
+
+// Decide implements Limiter.
+func (u *WarmUpRateLimiter) Decide(now time.Duration) Decision {
+	t := u.epoch + floorMs(now)
+	p := &u.pending
+	for p.head < len(p.at) && p.at[p.head] <= t {
+		u.minute.add(p.at[p.head], 1)
+		p.head++
+	}
+	if p.head == len(p.at) {
+		p.at, p.head = p.at[:0], 0
+	}
+	u.tokens.sync(t, u.minute.previous(t))
+	var cost int64
+	if u.tokens.stored >= u.tokens.warningToken {
+		cost = javaRound(1.0 * 1 / u.tokens.warningQps() * 1000)
+	} else {
+		cost = javaRound(1.0 * 1 / u.tokens.count * 1000)
+	}
+	wait, ok := queue(&u.latest, cost, u.maxQueue, t)
+	if !ok {
+		return Decision{}
+	}
+	if wait > 0 {
+		p.push(t + wait)
+	} else {
+		u.minute.add(t, 1)
+	}
+	return Decision{Pass: true, Wait: time.Duration(wait) * time.Millisecond}
+}
+
+// Spec implements Limiter.
+func (u *WarmUpRateLimiter) Spec() string {
+	return fmt.Sprintf("warm-up-rate-limiter:limit=%s,warm-up=%s,cold-factor=%d,max-queue=%s",
+		formatFloat(u.cfg.Limit), formatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, formatDuration(u.cfg.MaxQueue))
+}
+
+// Rate implements Limiter.
+func (u *WarmUpRateLimiter) Rate() float64 { return u.cfg.Limit }
+
+// StateBytes implements Limiter.
+func (u *WarmUpRateLimiter) StateBytes() int {
+	return int(unsafe.Sizeof(*u)) + u.minute.stateBytes() + 8*cap(u.pending.at)
+}
