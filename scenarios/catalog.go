@@ -1,0 +1,193 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultAlgorithms is the limiter set of most catalog scenarios: all seven
+// limiters, each with its default parameters and the scenario's limit.
+var DefaultAlgorithms = []string{
+	"fixed-window",
+	"leap-array",
+	"sliding-log",
+	"token-bucket",
+	"leaky-bucket",
+	"warm-up",
+	"warm-up-rate-limiter",
+}
+
+// adversarialAlgorithms contrasts leap-array's worst case (twice the limit
+// with 2 buckets) with finer buckets.
+var adversarialAlgorithms = []string{
+	"fixed-window",
+	"leap-array:sample-count=2",
+	"leap-array:sample-count=10",
+	"leap-array:sample-count=1000",
+	"sliding-log",
+	"token-bucket",
+	"leaky-bucket",
+}
+
+const ms = time.Millisecond
+
+// Catalog returns the built-in scenarios, in the order 'ratelimit-lab list'
+// shows them. Each call returns fresh copies.
+func Catalog() []Scenario {
+	algos := func() []string { return append([]string(nil), DefaultAlgorithms...) }
+	return []Scenario{
+		{
+			Name:        "boundary-burst",
+			Description: "500 requests just before a window boundary and 500 just after: a fixed window passes twice the limit",
+			Limit:       500, Duration: 3 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseBurst, Start: 900 * ms, Duration: 100 * ms, Count: 500},
+				{Type: PhaseBurst, Start: 1000 * ms, Duration: 100 * ms, Count: 500},
+			},
+			Algorithms: algos(),
+		},
+		{
+			Name:        "boundary-burst-small",
+			Description: "80 requests in the 200 ms before a window boundary and 80 in the 200 ms after",
+			Limit:       100, Duration: 3 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseBurst, Start: 800 * ms, Duration: 200 * ms, Count: 80},
+				{Type: PhaseBurst, Start: 1000 * ms, Duration: 200 * ms, Count: 80},
+			},
+			Algorithms: algos(),
+		},
+		{
+			Name:        "steady-overload",
+			Description: "evenly spaced traffic at twice the limit for 10 s",
+			Limit:       100, Duration: 10 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseConstant, Rate: 200},
+			},
+			Algorithms: algos(),
+		},
+		{
+			Name:        "poisson",
+			Description: "Poisson arrivals at 1.5 times the limit for 60 s (seed 1)",
+			Limit:       100, Duration: 60 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhasePoisson, Rate: 150},
+			},
+			Algorithms: algos(),
+		},
+		{
+			Name:        "cold-start",
+			Description: "10 s at a tenth of the limit, then twice the limit for 30 s: the warm-up staircase",
+			Limit:       100, Duration: 40 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseConstant, Rate: 10, Duration: 10 * time.Second},
+				{Type: PhaseConstant, Start: 10 * time.Second, Rate: 200},
+			},
+			Algorithms: algos(),
+		},
+		{
+			Name:        "spikes",
+			Description: "Poisson background at half the limit plus a burst of one limit's worth within 50 ms every 2 s",
+			Limit:       100, Duration: 20 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhasePoisson, Rate: 50},
+				{Type: PhaseBurst, Start: 1000 * ms, Duration: 50 * ms, Count: 100, Every: 2 * time.Second},
+			},
+			Algorithms: algos(),
+		},
+		{
+			Name:        "adversarial",
+			Description: "100 requests at 999 ms, then 100 at every whole millisecond from 1000 to 1999 ms: leap-array's 2x worst case",
+			Limit:       100, Duration: 3 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseBurst, Start: 999 * ms, Count: 100},
+				{Type: PhaseBurst, Start: 1000 * ms, Count: 100, Every: ms, Until: 2000 * ms},
+			},
+			Algorithms: append([]string(nil), adversarialAlgorithms...),
+		},
+		{
+			Name:        "clock-rollback",
+			Description: "evenly spaced traffic at 1.5 times the limit; at 5 s the limiters' clock steps back 800 ms",
+			Limit:       100, Duration: 10 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseConstant, Rate: 150},
+				{Type: PhaseClockStep, Start: 5 * time.Second, Offset: -800 * ms},
+			},
+			Algorithms: algos(),
+		},
+	}
+}
+
+// Names returns the catalog's scenario names in order.
+func Names() []string {
+	var names []string
+	for _, s := range Catalog() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// Lookup returns the catalog scenario called name. An unknown name gives a
+// one-line error suggesting the nearest valid name.
+func Lookup(name string) (Scenario, error) {
+	for _, s := range Catalog() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	msg := fmt.Sprintf("unknown scenario %q", name)
+	if near := nearest(name, Names()); near != "" {
+		msg += fmt.Sprintf(": did you mean %q?", near)
+	}
+	return Scenario{}, fmt.Errorf("%s (run 'ratelimit-lab list' to see all)", msg)
+}
+
+// nearest returns the candidate closest to s by edit distance (case
+// insensitive), or "" when none is close enough to be a plausible typo:
+// within a third of the longer name (at least 2 edits), or a name that
+// contains s or is contained in it.
+func nearest(s string, candidates []string) string {
+	ls := strings.ToLower(strings.TrimSpace(s))
+	if ls == "" {
+		return ""
+	}
+	best, bestD := "", -1
+	for _, c := range candidates {
+		d := editDistance(ls, strings.ToLower(c))
+		if bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	n := max(len(ls), len(best))
+	if bestD <= max(2, n/3) {
+		return best
+	}
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if strings.HasPrefix(lc, ls) || strings.Contains(ls, lc) {
+			return c
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, by bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
