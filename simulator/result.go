@@ -39,6 +39,10 @@ type AlgoResult struct {
 	// SmoothBound is the seed articles' limit·(1+1/N) figure for leap-array
 	// (0 for other limiters), in requests per Window.
 	SmoothBound float64
+	// LateAdmissions counts admissions that came more than Config.Reorder
+	// behind the latest admission time seen; when it is not zero,
+	// MaxWindowPassed is a lower bound instead of exact (see windowMax).
+	LateAdmissions int64
 	// PeakBinPassed is the largest number of admissions in one bin.
 	PeakBinPassed int64
 	// Wait percentiles over the passes.

@@ -1,0 +1,284 @@
+package simulator
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Number formatting, the same in every renderer so output is
+// byte-identical for identical results:
+//   - exact quantities (durations in ms, rates, limits) use the shortest
+//     decimal that round-trips, in fixed notation ('f', -1): 50, 12.5;
+//   - derived ratios and means use six decimals ('f', 6): 1.500000;
+//   - ns_per_decision, only in tune.csv and tables, uses one decimal.
+
+func fmtExact(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+func fmtRatio(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'f', 6, 64)
+}
+
+func fmtMs(d time.Duration) string { return fmtExact(ms(d)) }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// csvField quotes s as encoding/csv would if it needs quoting (a spec
+// holds commas: "leap-array:limit=100,sample-count=2,interval=1s").
+func csvField(s string) string {
+	if s == "" || !strings.ContainsAny(s, ",\"\r\n") && s[0] != ' ' && s[0] != '\t' {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// DecisionsHeader is the header line of a decisions CSV; Run writes rows
+// only, so that a caller may write one file per limiter or one for all.
+const DecisionsHeader = "algorithm,seq,t_ns,verdict,wait_ns\n"
+
+// SeriesHeader is the header line of WriteSeriesCSV.
+const SeriesHeader = "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms,wait_max_ms\n"
+
+// WriteSeriesCSV writes one row per algorithm per bin, algorithms in the
+// result's order, bins in time order. wait_mean_ms and wait_max_ms describe
+// the passes admitted in the bin (0 when there are none).
+func WriteSeriesCSV(w io.Writer, r *Result) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(SeriesHeader)
+	var b []byte
+	for _, a := range r.Algorithms {
+		name := csvField(a.Spec)
+		for i, bin := range a.Bins {
+			b = append(b[:0], name...)
+			b = append(b, ',')
+			b = append(b, fmtMs(r.Start+time.Duration(i)*r.Bin)...)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, bin.Arrived, 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, bin.Passed, 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, bin.Blocked, 10)
+			b = append(b, ',')
+			mean := 0.0
+			if bin.Passed > 0 {
+				mean = ms(bin.WaitSum) / float64(bin.Passed)
+			}
+			b = append(b, fmtRatio(mean)...)
+			b = append(b, ',')
+			b = append(b, fmtMs(bin.WaitMax)...)
+			b = append(b, '\n')
+			bw.Write(b)
+		}
+	}
+	return bw.Flush()
+}
+
+// jsonNum is a preformatted JSON number; empty means null.
+type jsonNum string
+
+func (n jsonNum) MarshalJSON() ([]byte, error) {
+	if n == "" {
+		return []byte("null"), nil
+	}
+	return []byte(n), nil
+}
+
+type summaryJSON struct {
+	Scenario   string          `json:"scenario"`
+	Limit      jsonNum         `json:"limit"`
+	BinMs      jsonNum         `json:"bin_ms"`
+	WindowMs   jsonNum         `json:"window_ms"`
+	DurationMs jsonNum         `json:"duration_ms"`
+	Algorithms []algoSummaryJS `json:"algorithms"`
+}
+
+type algoSummaryJS struct {
+	Algorithm       string  `json:"algorithm"`
+	Name            string  `json:"name"`
+	Rate            jsonNum `json:"rate"`
+	Arrived         int64   `json:"arrived"`
+	Passed          int64   `json:"passed"`
+	Blocked         int64   `json:"blocked"`
+	PassRatio       jsonNum `json:"pass_ratio"`
+	MaxWindowPassed int64   `json:"max_window_passed"`
+	WindowMs        jsonNum `json:"window_ms"`
+	WindowLimit     jsonNum `json:"window_limit"`
+	Overshoot       jsonNum `json:"overshoot"`
+	SmoothBound     jsonNum `json:"smooth_bound"`
+	PeakBinPassed   int64   `json:"peak_bin_passed"`
+	WaitP50Ms       jsonNum `json:"wait_p50_ms"`
+	WaitP99Ms       jsonNum `json:"wait_p99_ms"`
+	WaitMaxMs       jsonNum `json:"wait_max_ms"`
+	StateBytes      int     `json:"state_bytes"`
+	LateAdmissions  int64   `json:"late_admissions,omitempty"`
+}
+
+func passRatio(passed, arrived int64) float64 {
+	if arrived == 0 {
+		return 0
+	}
+	return float64(passed) / float64(arrived)
+}
+
+// WriteSummaryJSON writes the run's summary as one JSON object, indented by
+// two spaces, with a trailing newline. smooth_bound is null for limiters
+// other than leap-array. The measured ns/decision is left out on purpose:
+// it changes from run to run and the file is meant to be reproducible.
+func WriteSummaryJSON(w io.Writer, r *Result) error {
+	s := summaryJSON{
+		Scenario:   r.Scenario,
+		Limit:      jsonNum(fmtExact(r.Limit)),
+		BinMs:      jsonNum(fmtMs(r.Bin)),
+		WindowMs:   jsonNum(fmtMs(r.Window)),
+		DurationMs: jsonNum(fmtMs(r.End - r.Start)),
+		Algorithms: make([]algoSummaryJS, len(r.Algorithms)),
+	}
+	for i, a := range r.Algorithms {
+		js := algoSummaryJS{
+			Algorithm:       a.Spec,
+			Name:            a.Name,
+			Rate:            jsonNum(fmtExact(a.Rate)),
+			Arrived:         a.Arrived,
+			Passed:          a.Passed,
+			Blocked:         a.Blocked,
+			PassRatio:       jsonNum(fmtRatio(passRatio(a.Passed, a.Arrived))),
+			MaxWindowPassed: a.MaxWindowPassed,
+			WindowMs:        jsonNum(fmtMs(r.Window)),
+			WindowLimit:     jsonNum(fmtRatio(a.WindowLimit)),
+			Overshoot:       jsonNum(fmtRatio(a.Overshoot)),
+			PeakBinPassed:   a.PeakBinPassed,
+			WaitP50Ms:       jsonNum(fmtMs(a.WaitP50)),
+			WaitP99Ms:       jsonNum(fmtMs(a.WaitP99)),
+			WaitMaxMs:       jsonNum(fmtMs(a.WaitMax)),
+			StateBytes:      a.StateBytes,
+			LateAdmissions:  a.LateAdmissions,
+		}
+		if a.SampleCount > 0 {
+			js.SmoothBound = jsonNum(fmtRatio(a.SmoothBound))
+		}
+		s.Algorithms[i] = js
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(s) // Encode ends with a newline
+}
+
+// TuneHeader is the header line of WriteTuneCSV.
+const TuneHeader = "sample_count,bucket_ms,passed,passed_pct,max_window_passed,overshoot,smooth_bound,peak_bin_passed,state_bytes,ns_per_decision\n"
+
+// WriteTuneCSV writes one row per sample count that ran (skipped sample
+// counts are left out). smooth_bound is the ratio 1 + 1/N.
+func WriteTuneCSV(w io.Writer, t *TuneResult) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(TuneHeader)
+	for _, row := range t.Rows {
+		if row.Skipped != "" {
+			continue
+		}
+		bw.WriteString(strings.Join([]string{
+			strconv.Itoa(row.SampleCount),
+			fmtMs(row.Bucket),
+			itoa(row.Passed),
+			fmtRatio(row.PassedPct),
+			itoa(row.MaxWindowPassed),
+			fmtRatio(row.Overshoot),
+			fmtRatio(row.SmoothBound),
+			itoa(row.PeakBinPassed),
+			strconv.Itoa(row.StateBytes),
+			strconv.FormatFloat(row.NsPerDecision, 'f', 1, 64),
+		}, ","))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// SummaryTable returns the terminal table of a run: one row per algorithm.
+// "smooth bound" is leap-array's limit·(1+1/N) per window, beside the
+// measured "max/window"; "-" for other limiters.
+func SummaryTable(r *Result) (header []string, rows [][]string) {
+	header = []string{
+		"algorithm", "arrived", "passed", "blocked", "pass %",
+		"max/" + shortDur(r.Window), "limit/" + shortDur(r.Window), "overshoot", "smooth bound",
+		"peak/" + shortDur(r.Bin), "wait p50", "wait p99", "wait max", "state B", "ns/decision",
+	}
+	for _, a := range r.Algorithms {
+		smooth := "-"
+		if a.SampleCount > 0 {
+			smooth = strconv.FormatFloat(a.SmoothBound, 'f', 1, 64)
+		}
+		maxw := itoa(a.MaxWindowPassed)
+		if a.LateAdmissions > 0 {
+			maxw = "≥" + maxw
+		}
+		rows = append(rows, []string{
+			a.Spec,
+			itoa(a.Arrived),
+			itoa(a.Passed),
+			itoa(a.Blocked),
+			strconv.FormatFloat(100*passRatio(a.Passed, a.Arrived), 'f', 1, 64),
+			maxw,
+			strconv.FormatFloat(a.WindowLimit, 'f', 1, 64),
+			strconv.FormatFloat(a.Overshoot, 'f', 3, 64),
+			smooth,
+			itoa(a.PeakBinPassed),
+			shortDur(a.WaitP50),
+			shortDur(a.WaitP99),
+			shortDur(a.WaitMax),
+			strconv.Itoa(a.StateBytes),
+			strconv.FormatFloat(a.NsPerDecision, 'f', 1, 64),
+		})
+	}
+	return header, rows
+}
+
+// TuneTable returns the terminal table of a tune run: one row per sample
+// count, the measured overshoot beside the articles' 1 + 1/N.
+func TuneTable(t *TuneResult) (header []string, rows [][]string) {
+	header = []string{
+		"sample count", "bucket", "passed", "passed %", "max/" + shortDur(t.Window),
+		"overshoot", "smooth 1+1/N", "peak/" + shortDur(t.Bin), "state B", "ns/decision",
+	}
+	for _, row := range t.Rows {
+		if row.Skipped != "" {
+			rows = append(rows, []string{strconv.Itoa(row.SampleCount), "skipped: " + row.Skipped,
+				"", "", "", "", "", "", "", ""})
+			continue
+		}
+		rows = append(rows, []string{
+			strconv.Itoa(row.SampleCount),
+			shortDur(row.Bucket),
+			itoa(row.Passed),
+			strconv.FormatFloat(row.PassedPct, 'f', 1, 64),
+			itoa(row.MaxWindowPassed),
+			strconv.FormatFloat(row.Overshoot, 'f', 3, 64),
+			strconv.FormatFloat(row.SmoothBound, 'f', 3, 64),
+			itoa(row.PeakBinPassed),
+			strconv.Itoa(row.StateBytes),
+			strconv.FormatFloat(row.NsPerDecision, 'f', 1, 64),
+		})
+	}
+	return header, rows
+}
+
+// shortDur prints a duration compactly: 0, 50ms, 1s, 1.5ms.
+func shortDur(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	return d.String()
+}
