@@ -1,0 +1,309 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// Chart modes.
+const (
+	ModePanels  = "panels"  // one panel per limiter, stacked (the default)
+	ModeOverlay = "overlay" // every limiter's pass rate in one panel
+)
+
+// Default chart sizes in pixels.
+const (
+	DefaultWidth       = 1600
+	DefaultPanelHeight = 200 // per limiter in panels mode, 5 limiters or more
+	DefaultOverlayPlot = 560 // the single panel of overlay mode
+)
+
+// ChartOptions shapes chart.png.
+type ChartOptions struct {
+	// Mode is ModePanels (also when empty) or ModeOverlay.
+	Mode string
+	// From and To zoom on part of the run, in virtual time; zero means the
+	// start or the end of the run.
+	From, To time.Duration
+	// Width and Height of the PNG in pixels; zero picks DefaultWidth and a
+	// height giving each panel DefaultPanelHeight plus the figure header.
+	Width, Height int
+}
+
+// Validate checks the options against the run they will draw and returns a
+// one-line error a user can act on.
+func (o ChartOptions) Validate(res *simulator.Result) error {
+	switch o.Mode {
+	case "", ModePanels, ModeOverlay:
+	default:
+		return fmt.Errorf("chart mode %q is unknown; use %q or %q", o.Mode, ModePanels, ModeOverlay)
+	}
+	if o.Width < 0 || o.Height < 0 {
+		return fmt.Errorf("chart size %d×%d px is negative; give positive pixels or 0 for the default", o.Width, o.Height)
+	}
+	if res == nil {
+		return errors.New("no run result to chart")
+	}
+	inRun := func(d time.Duration) bool { return d >= res.Start && d <= res.End }
+	if o.From != 0 && !inRun(o.From) {
+		return fmt.Errorf("--from %s is outside the run (%s to %s); pick a time within it", o.From, res.Start, res.End)
+	}
+	if o.To != 0 && !inRun(o.To) {
+		return fmt.Errorf("--to %s is outside the run (%s to %s); pick a time within it", o.To, res.Start, res.End)
+	}
+	if from, to := o.span(res); from >= to {
+		return fmt.Errorf("--from %s is not before --to %s; pick a --from earlier than --to", from, to)
+	}
+	return nil
+}
+
+// Chart draws chart.png for a run: in panels mode one panel per limiter —
+// arrival rate in grey, pass rate in the limiter's colour, the limit dashed
+// and, for queueing limiters, the mean wait on a right-hand scale — stacked
+// on a shared time axis; in overlay mode every pass rate in one panel.
+func Chart(w io.Writer, res *simulator.Result, opts ChartOptions) error {
+	if err := opts.Validate(res); err != nil {
+		return err
+	}
+	if len(res.Algorithms) == 0 {
+		return errors.New("the run has no algorithms to chart")
+	}
+	if res.Bin <= 0 {
+		return fmt.Errorf("the run's bin width %s is not positive", res.Bin)
+	}
+	data := ChartData(res, opts)
+	from, to := opts.span(res)
+
+	width := opts.Width
+	if width == 0 {
+		width = DefaultWidth
+	}
+	overlay := opts.Mode == ModeOverlay
+	header := headerItems(data, overlay)
+	title := figureTitle(res, from, to)
+	hdrH := headerHeight(px(float64(width)), title, header)
+	height := opts.Height
+	if height == 0 {
+		body := panelHeight(len(data)) * len(data)
+		if overlay {
+			body = DefaultOverlayPlot
+		}
+		height = int(math.Ceil(float64(hdrH*dpi/72))) + body
+	}
+
+	img := newCanvas(width, height)
+	dc := draw.New(img)
+	drawHeader(dc, title, header)
+	body := draw.Crop(dc, 0, 0, 0, -hdrH)
+
+	var plots [][]*plot.Plot
+	if overlay {
+		plots = [][]*plot.Plot{{overlayPlot(data, res, from, to, width)}}
+	} else {
+		for i := range data {
+			plots = append(plots, []*plot.Plot{panelPlot(&data[i], res, from, to, width, i == len(data)-1)})
+		}
+	}
+	tiles := draw.Tiles{
+		Rows: len(plots), Cols: 1,
+		PadY:   px(14),
+		PadTop: px(4), PadBottom: px(8), PadLeft: px(10), PadRight: px(14),
+	}
+	canvases := plot.Align(plots, tiles, body)
+	for j := range plots {
+		plots[j][0].Draw(canvases[j][0])
+	}
+	return writePNG(w, img)
+}
+
+// panelHeight is the default height in pixels of each of n panels: taller
+// when there are few, DefaultPanelHeight from five on.
+func panelHeight(n int) int {
+	return max(DefaultPanelHeight, min(320, 1000/max(n, 1)))
+}
+
+// figureTitle is the text at the top of chart.png.
+type figTitle struct{ main, detail string }
+
+func figureTitle(res *simulator.Result, from, to time.Duration) figTitle {
+	detail := fmt.Sprintf("limit %s req/s · %s bins · %s window · %s to %s",
+		formatNum(res.Limit), res.Bin, res.Window, from, to)
+	if from != res.Start || to != res.End {
+		detail += fmt.Sprintf(" (run %s to %s)", res.Start, res.End)
+	}
+	name := res.Scenario
+	if name == "" {
+		name = "run"
+	}
+	return figTitle{main: name, detail: detail}
+}
+
+var (
+	titleStyle  = sans(15, true)
+	detailStyle = sans(11, false)
+	keyStyle    = sans(10, false)
+)
+
+const headerPad = 10 // points around the header
+
+// headerHeight measures the figure title and key.
+func headerHeight(width vg.Length, t figTitle, items []keyItem) vg.Length {
+	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: width - 2*vg.Points(headerPad), Y: 1000}}}
+	return vg.Points(headerPad) + titleStyle.Height(t.main) + vg.Points(6) +
+		drawKey(c, items, keyStyle, true) + vg.Points(4)
+}
+
+// drawHeader draws the figure title and the key at the top of dc.
+func drawHeader(dc draw.Canvas, t figTitle, items []keyItem) {
+	x := dc.Min.X + vg.Points(headerPad)
+	y := dc.Max.Y - vg.Points(headerPad)
+	ts := titleStyle
+	ts.YAlign = draw.YTop
+	dc.FillText(ts, vg.Point{X: x, Y: y}, t.main)
+	// The detail shares the title's baseline.
+	ds := detailStyle
+	ds.YAlign = draw.YAlignment(0)
+	base := y - ts.FontExtents().Ascent
+	dc.FillText(ds, vg.Point{X: x + ts.Width(t.main) + vg.Points(12), Y: base}, t.detail)
+	y -= ts.Height(t.main) + vg.Points(6)
+	kc := dc
+	kc.Min.X = x
+	kc.Max.X = dc.Max.X - vg.Points(headerPad)
+	kc.Max.Y = y
+	drawKey(kc, items, keyStyle, false)
+}
+
+// headerItems is the key explaining the panels.
+func headerItems(data []PanelData, overlay bool) []keyItem {
+	items := []keyItem{{label: "arrival rate", fill: arrivalFill}}
+	queueing := false
+	for _, d := range data {
+		queueing = queueing || d.Queueing
+	}
+	if overlay {
+		items = append(items, keyItem{label: "limit", line: limitStyle})
+		for _, d := range data {
+			items = append(items, keyItem{label: d.Spec, line: passStyle(d.Color)})
+		}
+		if queueing {
+			items = append(items, keyItem{label: "mean wait per bin (right axis, limiter's colour)", line: overlayWaitStyle(color.Gray{Y: 0x60})})
+		}
+		return items
+	}
+	pass := passStyle(data[0].Color)
+	items = append(items,
+		keyItem{label: "pass rate (one colour per limiter)", line: pass},
+		keyItem{label: "limit", line: limitStyle})
+	if queueing {
+		items = append(items, keyItem{label: "mean wait per bin (right axis)", line: waitStyle})
+	}
+	return items
+}
+
+func passStyle(c color.Color) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(1.5)}
+}
+
+func overlayWaitStyle(c color.Color) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+}
+
+// timeAxis sets up the shared x axis of a panel.
+func timeAxis(p *plot.Plot, from, to time.Duration, widthPx int, label bool) {
+	p.X.Min, p.X.Max = from.Seconds(), to.Seconds()
+	p.X.Padding = 0
+	p.X.Tick.Marker = linearTicks{target: max(4, widthPx/110)}
+	if label {
+		p.X.Label.Text = "virtual time (s)"
+	}
+}
+
+// rateAxis sets the y axis from 0 to just above top.
+func rateAxis(p *plot.Plot, top float64) {
+	if top <= 0 {
+		top = 1
+	}
+	p.Y.Min, p.Y.Max = 0, top*1.08
+	p.Y.Padding = 0
+	p.Y.Tick.Marker = linearTicks{target: 4}
+	p.Y.Label.Text = "req/s"
+}
+
+func grid() *plotter.Grid {
+	return &plotter.Grid{Vertical: gridStyle, Horizontal: gridStyle}
+}
+
+// arrivalsLine is the grey filled step area of the arrival rate.
+func arrivalsLine(d *PanelData, bin float64) *plotter.Line {
+	return &plotter.Line{
+		XYs:       stepXYs(d.X, d.Arrival, bin),
+		StepStyle: plotter.PostStep,
+		LineStyle: draw.LineStyle{Color: arrivalEdge, Width: vg.Points(0.6)},
+		FillColor: arrivalFill,
+	}
+}
+
+// panelPlot is one limiter's panel.
+func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widthPx int, last bool) *plot.Plot {
+	p := newPlot()
+	p.Title.Text = d.Spec + "\n" + d.Summary
+	bin := res.Bin.Seconds()
+	top := d.Limit
+	for i := range d.X {
+		top = math.Max(top, math.Max(d.Arrival[i], d.Pass[i]))
+	}
+	p.Add(grid(), arrivalsLine(d, bin))
+	p.Add(&plotter.Line{XYs: stepXYs(d.X, d.Pass, bin), StepStyle: plotter.PostStep, LineStyle: passStyle(d.Color)})
+	// The dashes go over the pass line so both show where they coincide.
+	p.Add(hline(from.Seconds(), to.Seconds(), d.Limit, limitStyle))
+	if d.Queueing {
+		p.Add(newWaitAxis([]waitSeries{{xys: stepXYs(d.X, d.WaitMs, bin), sty: waitStyle}}, waitColor))
+	}
+	timeAxis(p, from, to, widthPx, last)
+	rateAxis(p, top)
+	return p
+}
+
+// overlayPlot draws every limiter's pass rate in one panel.
+func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration, widthPx int) *plot.Plot {
+	p := newPlot()
+	p.Title.Text = "pass rate of every limiter"
+	bin := res.Bin.Seconds()
+	top := 0.0
+	p.Add(grid(), arrivalsLine(&data[0], bin))
+	var waits []waitSeries
+	for _, d := range data {
+		top = math.Max(top, d.Limit)
+		for i := range d.X {
+			top = math.Max(top, math.Max(d.Arrival[i], d.Pass[i]))
+		}
+		p.Add(&plotter.Line{XYs: stepXYs(d.X, d.Pass, bin), StepStyle: plotter.PostStep, LineStyle: passStyle(d.Color)})
+		if d.Queueing {
+			waits = append(waits, waitSeries{xys: stepXYs(d.X, d.WaitMs, bin), sty: overlayWaitStyle(d.Color)})
+		}
+	}
+	limits := map[float64]bool{}
+	for _, d := range data {
+		if !limits[d.Limit] {
+			limits[d.Limit] = true
+			p.Add(hline(from.Seconds(), to.Seconds(), d.Limit, limitStyle))
+		}
+	}
+	if len(waits) > 0 {
+		p.Add(newWaitAxis(waits, color.Gray{Y: 0x50}))
+	}
+	timeAxis(p, from, to, widthPx, true)
+	rateAxis(p, top)
+	return p
+}

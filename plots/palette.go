@@ -1,0 +1,75 @@
+package plots
+
+import "image/color"
+
+// palette gives every registry name one fixed colour, the same in every
+// chart, so a limiter is recognisable across runs.
+var palette = map[string]color.RGBA{
+	"fixed-window":         {R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // red
+	"leap-array":           {R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // blue
+	"sliding-log":          {R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // green
+	"token-bucket":         {R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, // orange
+	"leaky-bucket":         {R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // purple
+	"warm-up":              {R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // brown
+	"warm-up-rate-limiter": {R: 0x17, G: 0xa2, B: 0xb8, A: 0xff}, // teal
+}
+
+// unknownColor is used for names missing from the palette.
+var unknownColor = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
+
+// Fixed colours of the parts shared by every panel.
+var (
+	arrivalFill = color.RGBA{R: 0xdc, G: 0xdc, B: 0xdc, A: 0xff}
+	arrivalEdge = color.RGBA{R: 0xb4, G: 0xb4, B: 0xb4, A: 0xff}
+	limitColor  = color.RGBA{R: 0x20, G: 0x20, B: 0x20, A: 0xff}
+	waitColor   = color.RGBA{R: 0xc5, G: 0x1b, B: 0x8a, A: 0xff} // deep pink
+	gridColor   = color.RGBA{R: 0xe8, G: 0xe8, B: 0xe8, A: 0xff}
+)
+
+// BaseColor returns the fixed colour of a registry name.
+func BaseColor(name string) color.RGBA {
+	if c, ok := palette[name]; ok {
+		return c
+	}
+	return unknownColor
+}
+
+// ShadeColor returns the colour of the i-th (0-based) of n limiters sharing
+// one registry name: the first gets the base colour, the others alternate
+// darker and lighter shades so that several leap-arrays stay apart.
+func ShadeColor(name string, i, n int) color.RGBA {
+	base := BaseColor(name)
+	if n <= 1 || i <= 0 {
+		return base
+	}
+	// Steps: 1 → darker, 2 → lighter, 3 → darker still, ...
+	step := (i + 1) / 2
+	amount := 0.22 * float64(step)
+	amount = min(amount, 0.7)
+	if i%2 == 1 {
+		return mix(base, color.RGBA{A: 0xff}, amount)
+	}
+	return mix(base, color.RGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xff}, amount)
+}
+
+// mix moves c towards to by t in [0, 1].
+func mix(c, to color.RGBA, t float64) color.RGBA {
+	f := func(a, b uint8) uint8 { return uint8(float64(a) + (float64(b)-float64(a))*t + 0.5) }
+	return color.RGBA{R: f(c.R, to.R), G: f(c.G, to.G), B: f(c.B, to.B), A: 0xff}
+}
+
+// algoColors gives each limiter of a run its colour, shading duplicates of
+// the same name.
+func algoColors(names []string) []color.RGBA {
+	total := map[string]int{}
+	for _, n := range names {
+		total[n]++
+	}
+	seen := map[string]int{}
+	out := make([]color.RGBA, len(names))
+	for i, n := range names {
+		out[i] = ShadeColor(n, seen[n], total[n])
+		seen[n]++
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package plots
+
+import (
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// waitSeries is one mean-wait step line in milliseconds.
+type waitSeries struct {
+	xys plotter.XYs
+	sty draw.LineStyle
+}
+
+// waitAxis draws mean waits on a secondary scale: 0 ms at the bottom of the
+// panel and top ms at its top, with a right-hand axis labelled in ms. It
+// reports glyph boxes for its labels so plot.Align leaves room for them.
+type waitAxis struct {
+	series []waitSeries
+	top    float64
+	ticks  []plot.Tick
+	tick   text.Style
+	label  text.Style
+	text   string
+	color  color.Color
+}
+
+const waitTickLen, waitPad = 4, 3 // points
+
+// newWaitAxis returns a wait axis whose top is a nice number at or above the
+// largest wait.
+func newWaitAxis(series []waitSeries, clr color.Color) *waitAxis {
+	maxMs := 0.0
+	for _, s := range series {
+		for _, p := range s.xys {
+			maxMs = math.Max(maxMs, p.Y)
+		}
+	}
+	if maxMs <= 0 {
+		maxMs = 1
+	}
+	step := niceStep(maxMs, 4)
+	top := math.Ceil(maxMs/step-1e-9) * step
+	var ticks []plot.Tick
+	for _, t := range (linearTicks{target: 4}).Ticks(0, top) {
+		if t.Label != "" {
+			ticks = append(ticks, t)
+		}
+	}
+	tk := sans(9, false)
+	tk.Color = clr
+	tk.XAlign, tk.YAlign = draw.XLeft, draw.YCenter
+	lbl := sans(10, false)
+	lbl.Color = clr
+	lbl.Rotation = math.Pi / 2
+	lbl.XAlign, lbl.YAlign = draw.XCenter, draw.YTop
+	return &waitAxis{series: series, top: top, ticks: ticks, tick: tk, label: lbl, text: "mean wait (ms)", color: clr}
+}
+
+// labelOffset is how far right of the data area the axis label starts.
+func (w *waitAxis) labelOffset() vg.Length {
+	var maxW vg.Length
+	for _, t := range w.ticks {
+		maxW = max(maxW, w.tick.Width(t.Label))
+	}
+	return vg.Points(waitTickLen+waitPad) + maxW + vg.Points(waitPad+1)
+}
+
+func (w *waitAxis) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	trY := func(ms float64) vg.Length { return c.Y(ms / w.top) }
+	for _, s := range w.series {
+		pts := make([]vg.Point, 0, 2*len(s.xys))
+		for i, p := range s.xys {
+			if i > 0 {
+				pts = append(pts, vg.Point{X: trX(p.X), Y: trY(s.xys[i-1].Y)})
+			}
+			pts = append(pts, vg.Point{X: trX(p.X), Y: trY(p.Y)})
+		}
+		c.StrokeLines(s.sty, c.ClipLinesXY(pts)...)
+	}
+	axis := draw.LineStyle{Color: w.color, Width: vg.Points(0.8)}
+	x := c.Max.X
+	c.StrokeLine2(axis, x, c.Min.Y, x, c.Max.Y)
+	for _, t := range w.ticks {
+		y := trY(t.Value)
+		c.StrokeLine2(axis, x, y, x+vg.Points(waitTickLen), y)
+		c.FillText(w.tick, vg.Point{X: x + vg.Points(waitTickLen+waitPad), Y: y}, t.Label)
+	}
+	c.FillText(w.label, vg.Point{X: x + w.labelOffset(), Y: c.Center().Y}, w.text)
+}
+
+func (w *waitAxis) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
+	var boxes []plot.GlyphBox
+	for _, t := range w.ticks {
+		r := w.tick.Rectangle(t.Label)
+		r.Min.X += vg.Points(waitTickLen + waitPad)
+		r.Max.X += vg.Points(waitTickLen + waitPad)
+		boxes = append(boxes, plot.GlyphBox{X: 1, Y: t.Value / w.top, Rectangle: r})
+	}
+	r := w.label.Rectangle(w.text)
+	off := w.labelOffset()
+	r.Min.X += off
+	r.Max.X += off
+	boxes = append(boxes, plot.GlyphBox{X: 1, Y: 0.5, Rectangle: r})
+	return boxes
+}
