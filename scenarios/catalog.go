@@ -2,21 +2,10 @@ package scenarios
 
 import (
 	"fmt"
-	"strings"
 	"time"
-)
 
-// DefaultAlgorithms is the limiter set of most catalog scenarios: all seven
-// limiters, each with its default parameters and the scenario's limit.
-var DefaultAlgorithms = []string{
-	"fixed-window",
-	"leap-array",
-	"sliding-log",
-	"token-bucket",
-	"leaky-bucket",
-	"warm-up",
-	"warm-up-rate-limiter",
-}
+	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
+)
 
 // adversarialAlgorithms contrasts leap-array's worst case (twice the limit
 // with 2 buckets) with finer buckets.
@@ -142,52 +131,11 @@ func Lookup(name string) (Scenario, error) {
 	return Scenario{}, fmt.Errorf("%s (run 'ratelimit-lab list' to see all)", msg)
 }
 
-// nearest returns the candidate closest to s by edit distance (case
-// insensitive), or "" when none is close enough to be a plausible typo:
-// within a third of the longer name (at least 2 edits), or a name that
-// contains s or is contained in it.
+// nearest returns the candidate closest to s when it is close enough to be
+// a plausible typo, else "".
 func nearest(s string, candidates []string) string {
-	ls := strings.ToLower(strings.TrimSpace(s))
-	if ls == "" {
-		return ""
-	}
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := editDistance(ls, strings.ToLower(c))
-		if bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	n := max(len(ls), len(best))
-	if bestD <= max(2, n/3) {
-		return best
-	}
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		if strings.HasPrefix(lc, ls) || strings.Contains(ls, lc) {
-			return c
-		}
+	if near, ok := suggest.Nearest(s, candidates); ok {
+		return near
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -272,7 +272,7 @@ func (s Scenario) validate() error {
 		return fmt.Errorf("phase %d (%s): %s", fe.phase+1, PhaseClockStep, fe.msg)
 	}
 	for _, a := range s.Algorithms {
-		if err := checkSpec(a); err != nil {
+		if err := checkSpec(a, s.Limit); err != nil {
 			return err
 		}
 	}
