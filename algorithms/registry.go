@@ -348,5 +348,10 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 			a.raw[key] = val
 		}
 	}
-	return k.build(a)
+	l, err := k.build(a)
+	if err != nil {
+		// Not a typed nil inside the interface.
+		return nil, err
+	}
+	return l, nil
 }

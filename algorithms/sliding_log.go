@@ -96,8 +96,9 @@ func (s *SlidingLog) record(now time.Duration) {
 	s.cursor = false
 }
 
-// forget drops the timestamps too old to matter and compacts the slice
-// when its dead prefix is as long as its live part.
+// forget drops the timestamps too old to matter, and compacts the slice
+// when it is full and has a dead prefix, so it grows only when the live
+// timestamps need the room.
 func (s *SlidingLog) forget() {
 	horizon := s.maxT - s.cfg.Window - s.cfg.History
 	for s.lo < len(s.log) && s.log[s.lo] <= horizon {
@@ -106,7 +107,7 @@ func (s *SlidingLog) forget() {
 	if s.head < s.lo {
 		s.head = s.lo
 	}
-	if s.lo > 0 && s.lo >= len(s.log)-s.lo {
+	if s.lo > 0 && len(s.log) == cap(s.log) {
 		n := copy(s.log, s.log[s.lo:])
 		s.log = s.log[:n]
 		s.head -= s.lo

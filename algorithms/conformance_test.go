@@ -1,0 +1,196 @@
+package algorithms
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// constructors is every limiter under test, as spec strings with a few
+// parameter variants; every one must survive every trace in traces.
+var constructors = []string{
+	"fixed-window:limit=10",
+	"fixed-window:limit=2.5,window=250ms",
+	"leap-array:limit=10",
+	"leap-array:limit=10,sample-count=1000",
+	"leap-array:limit=0.5,sample-count=3,interval=3s",
+	"sliding-log:limit=10",
+	"sliding-log:limit=3,window=100ms,history=0s",
+	"token-bucket:limit=10",
+	"token-bucket:rate=0.7,burst=3",
+	"leaky-bucket:limit=10",
+	"leaky-bucket:limit=7,max-queue=0s",
+	"leaky-bucket:limit=3000,interval=100ms,max-queue=2s",
+	"warm-up:limit=10",
+	"warm-up:limit=1,warm-up=1s,cold-factor=2",
+	"warm-up-rate-limiter:limit=10",
+	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms",
+}
+
+// traces is the shared table.
+func traces() map[string][]time.Duration {
+	rng := rand.New(rand.NewPCG(42, 42))
+	var flood []time.Duration
+	for i := 0; i < 100; i++ {
+		flood = append(flood, 999*ms)
+	}
+	for k := 1000; k < 1100; k++ {
+		for i := 0; i < 20; i++ {
+			flood = append(flood, time.Duration(k)*ms)
+		}
+	}
+	return map[string][]time.Duration{
+		"empty":          nil,
+		"single":         {0},
+		"one instant":    spread(1, 0, 1)[:0:0],
+		"same instant":   concat(make([]time.Duration, 50)),
+		"boundary burst": concat(spread(50, 900*ms, 1000*ms), spread(50, 1000*ms, 1100*ms)),
+		"adversarial":    flood,
+		"poisson 3x":     poissonTrace(rng, 30, 30*time.Second),
+		"clock rollback": concat(spread(100, 0, 5*time.Second), spread(100, 4200*ms, 9200*ms)),
+		"before zero":    {-5 * time.Second, -1, 0, -3 * time.Hour, 1},
+		"huge jump":      {0, 1, 100 * 24 * time.Hour, 100*24*time.Hour + 1, 2},
+		"jumpy":          jumpyTrace(rng, 5000, false),
+		"jumpy ms":       jumpyTrace(rng, 5000, true),
+	}
+}
+
+func TestConformance(t *testing.T) {
+	for _, spec := range constructors {
+		for name, trace := range traces() {
+			t.Run(spec+"/"+name, func(t *testing.T) {
+				a, b := mustNew(t, spec, 0), mustNew(t, spec, 0)
+				again := mustNew(t, a.Spec(), 0)
+				if a.Rate() <= 0 || a.StateBytes() <= 0 {
+					t.Fatalf("Rate %v StateBytes %d, want both positive", a.Rate(), a.StateBytes())
+				}
+				maxWait := maxQueue(a)
+				for i, at := range trace {
+					d := a.Decide(at)
+					if d2, d3 := b.Decide(at), again.Decide(at); d2 != d || d3 != d {
+						t.Fatalf("arrival %d: %+v, a twin decided %+v, one built from its Spec %+v", i, d, d2, d3)
+					}
+					if !d.Pass && d.Wait != 0 {
+						t.Fatalf("arrival %d: a block with wait %v", i, d.Wait)
+					}
+					if d.Wait < 0 || d.Wait > maxWait {
+						t.Fatalf("arrival %d: wait %v outside [0, %v]", i, d.Wait, maxWait)
+					}
+				}
+			})
+		}
+	}
+}
+
+func maxQueue(l Limiter) time.Duration {
+	switch l := l.(type) {
+	case *Throttling:
+		return l.cfg.MaxQueue
+	case *WarmUpRateLimiter:
+		return l.cfg.MaxQueue
+	}
+	return 0
+}
+
+// TestNoAllocationPerDecision checks steady-state decisions allocate
+// nothing, and that state does not grow with the length of the trace.
+func TestNoAllocationPerDecision(t *testing.T) {
+	trace := poissonTrace(rand.New(rand.NewPCG(1, 1)), 300, 100*time.Second)
+	for _, spec := range constructors {
+		l := mustNew(t, spec, 0)
+		i := 0
+		next := func() {
+			at := trace[i%len(trace)] + time.Duration(i/len(trace))*100*time.Second
+			l.Decide(at)
+			i++
+		}
+		for range len(trace) {
+			next()
+		}
+		size := l.StateBytes()
+		if allocs := testing.AllocsPerRun(len(trace), next); allocs != 0 {
+			t.Errorf("%s: %v allocations per decision, want 0", spec, allocs)
+		}
+		if l.StateBytes() != size {
+			t.Errorf("%s: state grew from %d to %d bytes on a longer trace", spec, size, l.StateBytes())
+		}
+	}
+}
+
+// benchTrace is one Poisson trace at 3x the limit.
+const benchLimit = 1000
+
+var benchTrace = poissonTrace(rand.New(rand.NewPCG(7, 7)), 3*benchLimit, 100*time.Second)
+
+func benchAt(i int) time.Duration {
+	n := len(benchTrace)
+	return benchTrace[i%n] + time.Duration(i/n)*100*time.Second
+}
+
+// BenchmarkDecide reports ns/decision for every limiter over the same
+// Poisson trace at 3x the limit, with x/time/rate's own AllowN as the
+// yardstick.
+func BenchmarkDecide(b *testing.B) {
+	for _, bc := range []struct{ name, spec string }{
+		{"fixed-window", "fixed-window"},
+		{"leap-array/sample-count=2", "leap-array:sample-count=2"},
+		{"leap-array/sample-count=100", "leap-array:sample-count=100"},
+		{"leap-array/sample-count=1000", "leap-array:sample-count=1000"},
+		{"sliding-log", "sliding-log"},
+		{"token-bucket", "token-bucket"},
+		{"leaky-bucket", "leaky-bucket"},
+		{"warm-up", "warm-up"},
+		{"warm-up-rate-limiter", "warm-up-rate-limiter"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			l := mustNew(b, bc.spec, benchLimit)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				l.Decide(benchAt(i))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/decision")
+			b.ReportMetric(float64(l.StateBytes()), "state-bytes")
+		})
+	}
+	b.Run("x-time-rate", func(b *testing.B) {
+		l := rate.NewLimiter(benchLimit, benchLimit)
+		epoch := time.Unix(1_600_000_000, 0)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			l.AllowN(epoch.Add(benchAt(i)), 1)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/decision")
+	})
+}
+
+// FuzzNew feeds the spec parser arbitrary strings: it must never panic,
+// and every spec it accepts must round-trip through its canonical form.
+func FuzzNew(f *testing.F) {
+	for _, s := range constructors {
+		f.Add(s, 100.0)
+	}
+	f.Add("leap-array:sample-count=3", 10.0)
+	f.Add("token-bucket:limit=1e308", 0.0)
+	f.Add(":,=,", -1.0)
+	f.Fuzz(func(t *testing.T, spec string, limit float64) {
+		l, err := New(spec, limit)
+		if err != nil {
+			if l != nil {
+				t.Fatalf("New(%q) returned a limiter and an error", spec)
+			}
+			return
+		}
+		again, err := New(l.Spec(), 0)
+		if err != nil {
+			t.Fatalf("canonical spec %q of %q does not parse: %v", l.Spec(), spec, err)
+		}
+		if again.Spec() != l.Spec() {
+			t.Fatalf("spec %q re-parses as %q", l.Spec(), again.Spec())
+		}
+		l.Decide(0)
+	})
+}
