@@ -55,6 +55,13 @@ func (o ChartOptions) Validate(res *simulator.Result) error {
 	if res == nil {
 		return errors.New("no run result to chart")
 	}
+	if o.Width != 0 && o.Width < MinWidth {
+		return fmt.Errorf("chart width %d px is too small; give at least %d px (or 0 for %d)", o.Width, MinWidth, DefaultWidth)
+	}
+	if minH := o.minHeight(res); o.Height != 0 && o.Height < minH {
+		return fmt.Errorf("chart height %d px is too small for %d panel(s); give at least %d px (or 0 for the default)",
+			o.Height, o.panels(res), minH)
+	}
 	inRun := func(d time.Duration) bool { return d >= res.Start && d <= res.End }
 	if o.From != 0 && !inRun(o.From) {
 		return fmt.Errorf("--from %s is outside the run (%s to %s); pick a time within it", o.From, res.Start, res.End)
@@ -66,6 +73,26 @@ func (o ChartOptions) Validate(res *simulator.Result) error {
 		return fmt.Errorf("--from %s is not before --to %s; pick a --from earlier than --to", from, to)
 	}
 	return nil
+}
+
+// MinWidth is the narrowest chart accepted, in pixels.
+const MinWidth = 500
+
+// panels is how many panels the chart has.
+func (o ChartOptions) panels(res *simulator.Result) int {
+	if o.Mode == ModeOverlay {
+		return 1
+	}
+	return max(len(res.Algorithms), 1)
+}
+
+// minHeight is the lowest chart height in pixels that still leaves each
+// panel a readable data area.
+func (o ChartOptions) minHeight(res *simulator.Result) int {
+	if o.Mode == ModeOverlay {
+		return 120 + 300
+	}
+	return 120 + 140*o.panels(res)
 }
 
 // Chart draws chart.png for a run: in panels mode one panel per limiter —

@@ -175,6 +175,9 @@ func TestValidate(t *testing.T) {
 		{ChartOptions{From: time.Second, To: time.Second}, "--from 1s is not before --to 1s"},
 		{ChartOptions{From: 3 * time.Second}, "--from 3s is not before --to 3s"},
 		{ChartOptions{Mode: "stacked"}, `chart mode "stacked" is unknown`},
+		{ChartOptions{Width: 300}, "chart width 300 px is too small"},
+		{ChartOptions{Height: 200}, "chart height 200 px is too small for 2 panel(s)"},
+		{ChartOptions{Width: 800, Height: 400}, ""},
 	}
 	for _, c := range cases {
 		err := c.opts.Validate(res)
