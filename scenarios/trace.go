@@ -1,0 +1,240 @@
+package scenarios
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TraceHeader is the required first line of a trace file.
+const TraceHeader = "t_ms"
+
+// maxTraceLine bounds one line of a trace file.
+const maxTraceLine = 64 * 1024
+
+// traceStream reads a trace lazily, one line per Next.
+type traceStream struct {
+	name   string
+	sc     *bufio.Scanner
+	closer io.Closer
+	line   int
+	err    error
+	done   bool
+}
+
+// OpenTrace opens a trace file (see NewTraceReader). Close closes the file.
+func OpenTrace(path string) (Stream, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open the trace (%s); check the path", path, oneLine(err.Error()))
+	}
+	t := newTrace(f, path)
+	t.closer = f
+	return t, nil
+}
+
+// NewTraceReader streams a trace from r; name is used in errors.
+//
+// A trace is CSV with one column: the first line is the header t_ms, then
+// one arrival per line, in file order, as decimal milliseconds from the
+// start of the recording ("1000.25"). Timestamps need not increase: a
+// smaller one is the limiters' clock going backwards; At and Clock are both
+// the timestamp. More than six decimals are rounded to the nearest
+// nanosecond (halves up). A final newline is fine; any other blank line is
+// an error, and so are signs, exponents, NaN, Inf and a missing header.
+// Errors stop the stream and are reported by Err as one line,
+// "NAME:LINE: problem; fix".
+func NewTraceReader(r io.Reader, name string) Stream {
+	return newTrace(r, name)
+}
+
+func newTrace(r io.Reader, name string) *traceStream {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxTraceLine)
+	return &traceStream{name: name, sc: sc}
+}
+
+func (t *traceStream) fail(format string, args ...any) (Arrival, bool) {
+	t.err = fmt.Errorf("%s:%d: %s", t.name, t.line, oneLine(fmt.Sprintf(format, args...)))
+	t.done = true
+	return Arrival{}, false
+}
+
+// scan reads the next line; false at the end or on a read error.
+func (t *traceStream) scan() bool {
+	if t.sc.Scan() {
+		t.line++
+		return true
+	}
+	if err := t.sc.Err(); err != nil {
+		t.line++
+		if errors.Is(err, bufio.ErrTooLong) {
+			t.fail("the line is longer than %d bytes; write one timestamp per line", maxTraceLine)
+		} else {
+			t.fail("cannot read the trace (%v); check the file", err)
+		}
+	}
+	t.done = true
+	return false
+}
+
+func (t *traceStream) Next() (Arrival, bool) {
+	if t.done {
+		return Arrival{}, false
+	}
+	if t.line == 0 {
+		if !t.scan() {
+			if t.err == nil {
+				t.line = 1
+				return t.fail("the trace is empty; start it with the header line %s, then one timestamp in milliseconds per line", TraceHeader)
+			}
+			return Arrival{}, false
+		}
+		h := strings.TrimSpace(strings.TrimPrefix(t.sc.Text(), "\ufeff"))
+		if h != TraceHeader {
+			if _, err := parseMillis(h); err == nil {
+				return t.fail("the first line is %q, not the header %s; add a first line %s", clip(h), TraceHeader, TraceHeader)
+			}
+			return t.fail("the header is %q, expected %s; make the first line exactly %s (one column)", clip(h), TraceHeader, TraceHeader)
+		}
+	}
+	if !t.scan() {
+		return Arrival{}, false
+	}
+	s := strings.TrimSpace(t.sc.Text())
+	if s == "" {
+		return t.fail("blank line; remove it (one timestamp per line; only a final newline may follow the last)")
+	}
+	d, err := parseMillis(s)
+	if err != nil {
+		return t.fail("%v", err)
+	}
+	return Arrival{At: d, Clock: d}, true
+}
+
+func (t *traceStream) Err() error { return t.err }
+
+func (t *traceStream) Close() error {
+	t.done = true
+	if t.closer != nil {
+		c := t.closer
+		t.closer = nil
+		return c.Close()
+	}
+	return nil
+}
+
+// clip shortens a value quoted in an error.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
+
+// maxMillisInt is the largest whole number of milliseconds that fits in a
+// time.Duration.
+const maxMillisInt = math.MaxInt64 / int64(time.Millisecond)
+
+// parseMillis converts decimal milliseconds ("1000.25") to an exact
+// duration, without going through floating point: "0.1" is exactly
+// 100000 ns. Digits past the sixth decimal are rounded to the nearest
+// nanosecond, halves up.
+func parseMillis(s string) (time.Duration, error) {
+	q := strconv.Quote(clip(s))
+	if s == "" {
+		return 0, errors.New("empty timestamp; write milliseconds such as 1000.25")
+	}
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case "nan", "inf", "infinity":
+		return 0, fmt.Errorf("%s is not a time; write a finite number of milliseconds such as 1000.25", q)
+	}
+	if s[0] == '-' {
+		return 0, fmt.Errorf("%s is negative; timestamps are milliseconds from 0 on, so shift the trace to start at 0 or later", q)
+	}
+	if strings.ContainsAny(s, ",;\t ") {
+		return 0, fmt.Errorf("%s has more than one column; write one timestamp per line", q)
+	}
+	intPart, frac, hasDot := strings.Cut(s, ".")
+	if !allDigits(intPart) || intPart == "" || (hasDot && !allDigits(frac)) || (hasDot && frac == "") {
+		if strings.ContainsAny(s, "eE") && !strings.ContainsAny(strings.ToLower(s), "abcdfghijklmnopqrstuvwxyz") {
+			return 0, fmt.Errorf("%s uses an exponent; write the number out, e.g. 1000 or 1000.25", q)
+		}
+		return 0, fmt.Errorf("%s is not a decimal number of milliseconds; write digits with at most one '.', e.g. 1000.25", q)
+	}
+	intPart = strings.TrimLeft(intPart, "0")
+	tooLarge := fmt.Errorf("%s is too large; timestamps must be below %d ms (about 292 years)", q, maxMillisInt+1)
+	if len(intPart) > 19 {
+		return 0, tooLarge
+	}
+	ms, err := strconv.ParseInt("0"+intPart, 10, 64)
+	if err != nil || ms > maxMillisInt {
+		return 0, tooLarge
+	}
+	ns := ms * int64(time.Millisecond)
+	var sub int64
+	for i := 0; i < 6; i++ {
+		sub *= 10
+		if i < len(frac) {
+			sub += int64(frac[i] - '0')
+		}
+	}
+	if len(frac) > 6 && frac[6] >= '5' {
+		sub++ // round half up
+	}
+	if ns > math.MaxInt64-sub {
+		return 0, tooLarge
+	}
+	return time.Duration(ns + sub), nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// TraceSpan reads a whole trace file once, validating every line, and
+// returns its smallest and largest timestamps and the number of arrivals.
+// A trace without arrivals is an error. Call it before streaming, so bad
+// input is caught before any output is written.
+func TraceSpan(path string) (start, end time.Duration, n int64, err error) {
+	st, err := OpenTrace(path)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer st.Close()
+	start, end, n, err = span(st)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%s: the trace has no timestamps after the header; add one per line, in milliseconds", path)
+	}
+	return start, end, n, err
+}
+
+// span drains a stream and returns the smallest and largest At and the
+// count.
+func span(st Stream) (start, end time.Duration, n int64, err error) {
+	for {
+		a, ok := st.Next()
+		if !ok {
+			break
+		}
+		if n == 0 || a.At < start {
+			start = a.At
+		}
+		if n == 0 || a.At > end {
+			end = a.At
+		}
+		n++
+	}
+	return start, end, n, st.Err()
+}
