@@ -64,13 +64,13 @@ func (o ChartOptions) Validate(res *simulator.Result) error {
 	}
 	inRun := func(d time.Duration) bool { return d >= res.Start && d <= res.End }
 	if o.From != 0 && !inRun(o.From) {
-		return fmt.Errorf("--from %s is outside the run (%s to %s); pick a time within it", o.From, res.Start, res.End)
+		return fmt.Errorf("--from %s is outside the run (%s to %s); pick a time within it", fmtDur(o.From), fmtDur(res.Start), fmtDur(res.End))
 	}
 	if o.To != 0 && !inRun(o.To) {
-		return fmt.Errorf("--to %s is outside the run (%s to %s); pick a time within it", o.To, res.Start, res.End)
+		return fmt.Errorf("--to %s is outside the run (%s to %s); pick a time within it", fmtDur(o.To), fmtDur(res.Start), fmtDur(res.End))
 	}
 	if from, to := o.span(res); from >= to {
-		return fmt.Errorf("--from %s is not before --to %s; pick a --from earlier than --to", from, to)
+		return fmt.Errorf("--from %s is not before --to %s; pick a --from earlier than --to", fmtDur(from), fmtDur(to))
 	}
 	return nil
 }
@@ -165,9 +165,9 @@ type figTitle struct{ main, detail string }
 
 func figureTitle(res *simulator.Result, from, to time.Duration) figTitle {
 	detail := fmt.Sprintf("limit %s req/s · %s bins · %s window · %s to %s",
-		formatNum(res.Limit), res.Bin, res.Window, from, to)
+		formatNum(res.Limit), fmtDur(res.Bin), fmtDur(res.Window), fmtDur(from), fmtDur(to))
 	if from != res.Start || to != res.End {
-		detail += fmt.Sprintf(" (run %s to %s)", res.Start, res.End)
+		detail += fmt.Sprintf(" (run %s to %s)", fmtDur(res.Start), fmtDur(res.End))
 	}
 	name := res.Scenario
 	if name == "" {
@@ -243,7 +243,9 @@ func passStyle(c color.Color) draw.LineStyle {
 }
 
 func overlayWaitStyle(c color.Color) draw.LineStyle {
-	return draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+	r, g, b, _ := c.RGBA()
+	faded := color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0xb0}
+	return draw.LineStyle{Color: faded, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
 }
 
 // timeAxis sets up the shared x axis of a panel.

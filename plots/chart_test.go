@@ -347,3 +347,14 @@ func TestChartManyPanels(t *testing.T) {
 	savePNG(t, "chart-ten-overlay.png", buf.Bytes())
 	decodePNG(t, buf.Bytes())
 }
+
+func TestFmtDur(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 50 * time.Millisecond: "50ms", time.Second: "1s",
+		1250 * time.Millisecond: "1.25s", time.Minute: "60s", -2 * time.Second: "-2s",
+	} {
+		if got := fmtDur(d); got != want {
+			t.Errorf("fmtDur(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -129,7 +129,7 @@ func summary(res *simulator.Result, a *simulator.AlgoResult) string {
 		passed = fmt.Sprintf("passed %.1f%%", 100*float64(a.Passed)/float64(a.Arrived))
 	}
 	s := fmt.Sprintf("%s · max %s window %d / %s (%.2f×) · peak bin %d",
-		passed, res.Window, a.MaxWindowPassed, formatNum(a.WindowLimit), a.Overshoot, a.PeakBinPassed)
+		passed, fmtDur(res.Window), a.MaxWindowPassed, formatNum(a.WindowLimit), a.Overshoot, a.PeakBinPassed)
 	if a.WaitMax > 0 {
 		s += fmt.Sprintf(" · wait p50 %s p99 %s max %s",
 			roundDur(a.WaitP50), roundDur(a.WaitP99), roundDur(a.WaitMax))
@@ -140,6 +140,15 @@ func summary(res *simulator.Result, a *simulator.AlgoResult) string {
 // formatNum prints a number without a needless fraction.
 func formatNum(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// fmtDur prints a duration for a chart: whole and fractional seconds as
+// "60s" or "1.25s" rather than "1m0s", shorter ones as "50ms".
+func fmtDur(d time.Duration) string {
+	if d >= time.Second || d <= -time.Second {
+		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+	}
+	return d.String()
 }
 
 // roundDur shortens a duration for display.

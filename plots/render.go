@@ -143,7 +143,7 @@ func hline(x0, x1, y float64, sty draw.LineStyle) *plotter.Line {
 // Line styles shared by the charts.
 var (
 	limitStyle = draw.LineStyle{Color: limitColor, Width: vg.Points(1.1), Dashes: []vg.Length{vg.Points(6), vg.Points(4)}}
-	waitStyle  = draw.LineStyle{Color: waitColor, Width: vg.Points(1)}
+	waitStyle  = draw.LineStyle{Color: color.NRGBA{R: waitColor.R, G: waitColor.G, B: waitColor.B, A: 0xd0}, Width: vg.Points(0.9)}
 	gridStyle  = draw.LineStyle{Color: gridColor, Width: vg.Points(0.6)}
 )
 

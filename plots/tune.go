@@ -46,7 +46,7 @@ func TuneChart(w io.Writer, res *simulator.TuneResult) error {
 
 	title := figTitle{main: "leap-array sample counts · " + res.Scenario, detail: tuneDetail(res)}
 	items := []keyItem{
-		{label: "measured overshoot (max " + res.Window.String() + " window / limit)", line: measuredLine},
+		{label: "measured overshoot (max " + fmtDur(res.Window) + " window / limit)", line: measuredLine},
 		{label: "1 + 1/N (smooth-traffic figure)", line: smoothStyle},
 		{label: "2× (worst case)", line: worstStyle},
 	}
@@ -124,7 +124,7 @@ func TuneChart(w io.Writer, res *simulator.TuneResult) error {
 
 // tuneDetail is the line beside the tune chart's title.
 func tuneDetail(res *simulator.TuneResult) string {
-	s := fmt.Sprintf("limit %s req/s · interval %s · %s window", formatNum(res.Limit), res.Interval, res.Window)
+	s := fmt.Sprintf("limit %s req/s · interval %s · %s window", formatNum(res.Limit), fmtDur(res.Interval), fmtDur(res.Window))
 	var skipped []string
 	for _, r := range res.Rows {
 		if r.Skipped != "" {
