@@ -21,7 +21,7 @@ import (
 //     below the boundary b; those windows are final.
 //   - pts holds every admission time above b−W in ascending order: exactly
 //     the admissions that windows ending at or after b can contain.
-//   - When the newest admission hi is more than reorder+W past b, the
+//   - When the newest admission hi is more than reorder+W/4 past b, the
 //     windows ending in [b, hi−reorder) are evaluated with a two-pointer
 //     sweep, b moves to hi−reorder and admissions at or below the new b−W
 //     are dropped.
@@ -29,7 +29,8 @@ import (
 // For admission times that never decrease (every limiter here on a clock
 // that does not step back) an add is an append and each admission is swept
 // once as a right end and once as a left end: O(1) amortized time, and the
-// memory is the admissions of the last 2W+reorder, independent of the run's
+// memory is the admissions of the last 1.25W+reorder (at most twice that
+// while a dead prefix waits to be reclaimed), independent of the run's
 // length.
 //
 // An admission that arrives out of order (earlier than the previous one) is
@@ -88,7 +89,7 @@ func (m *windowMax) add(t int64) {
 		if !m.bSet {
 			base = m.pts[m.head]
 		}
-		if m.hi-m.reorder-base > m.w {
+		if m.hi-m.reorder-base > m.w/4 {
 			m.settle(m.hi - m.reorder)
 		}
 	}
@@ -98,14 +99,23 @@ func (m *windowMax) add(t int64) {
 // the boundary to nb.
 func (m *windowMax) settle(nb int64) {
 	live := m.pts[m.head:]
+	i0 := 0
+	if m.bSet {
+		i0 = sort.Search(len(live), func(i int) bool { return live[i] >= m.b })
+	}
 	lo := 0
-	for i, r := range live {
+	if i0 < len(live) {
+		first := live[i0]
+		lo = sort.Search(len(live), func(i int) bool { return live[i] > first-m.w })
+	}
+	for i := i0; i < len(live); i++ {
+		r := live[i]
 		if r >= nb {
 			break
 		}
 		// Evaluate a run of equal times once, at its last element, so that
 		// the count includes all of them.
-		if (m.bSet && r < m.b) || (i+1 < len(live) && live[i+1] == r) {
+		if i+1 < len(live) && live[i+1] == r {
 			continue
 		}
 		for live[lo] <= r-m.w {

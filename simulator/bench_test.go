@@ -1,0 +1,102 @@
+package simulator
+
+import (
+	"context"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+)
+
+// benchArrivals is the number of arrivals of BenchmarkEndToEnd: 10 million,
+// or RATELIMIT_BENCH_ARRIVALS; 1 million under -short.
+var benchArrivals = 10_000_000
+
+func init() {
+	if v, err := strconv.Atoi(os.Getenv("RATELIMIT_BENCH_ARRIVALS")); err == nil && v > 0 {
+		benchArrivals = v
+	}
+}
+
+// poissonStream is a small seeded Poisson process: exponential gaps at
+// rate per second, n arrivals.
+type poissonStream struct {
+	rng  *rand.Rand
+	mean float64 // ns
+	t    float64
+	left int
+}
+
+func newPoissonStream(rate float64, n int, seed uint64) *poissonStream {
+	return &poissonStream{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), mean: 1e9 / rate, left: n}
+}
+
+func (p *poissonStream) Next() (scenarios.Arrival, bool) {
+	if p.left <= 0 {
+		return scenarios.Arrival{}, false
+	}
+	p.left--
+	p.t += p.rng.ExpFloat64() * p.mean
+	t := time.Duration(p.t)
+	return scenarios.Arrival{At: t, Clock: t}, true
+}
+func (p *poissonStream) Err() error   { return nil }
+func (p *poissonStream) Close() error { return nil }
+
+var benchSpecs = []string{"fixed-window", "leap-array", "sliding-log", "token-bucket", "leaky-bucket", "warm-up", "warm-up-rate-limiter"}
+
+// BenchmarkEndToEnd runs Poisson arrivals at 1.5× the limit (100 000/s)
+// through all seven limiters, with bins, the window maximum, the wait
+// histogram and both renderers.
+//
+//	go test -run '^$' -bench EndToEnd -benchtime 1x ./simulator/
+func BenchmarkEndToEnd(b *testing.B) {
+	const limit = 100_000.0
+	n := benchArrivals
+	if testing.Short() && os.Getenv("RATELIMIT_BENCH_ARRIVALS") == "" {
+		n = 1_000_000
+	}
+	duration := time.Duration(math.Ceil(float64(n)/(1.5*limit))) * time.Second
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		lims := make([]algorithms.Limiter, len(benchSpecs))
+		for k, spec := range benchSpecs {
+			l, err := algorithms.New(spec, limit)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lims[k] = l
+		}
+		cfg := DefaultConfig()
+		cfg.Scenario, cfg.Limit, cfg.End = "bench-poisson", limit, duration
+		r, err := Run(context.Background(), newPoissonStream(1.5*limit, n, uint64(i)+1), lims, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteSeriesCSV(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteSummaryJSON(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+		if r.Algorithms[0].Arrived != int64(n) {
+			b.Fatalf("arrived %d, want %d", r.Algorithms[0].Arrived, n)
+		}
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&ms1)
+	arrivals := float64(n) * float64(b.N)
+	b.ReportMetric(arrivals*float64(len(benchSpecs))/b.Elapsed().Seconds(), "decisions/s")
+	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/arrivals, "B/arrival")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+}
