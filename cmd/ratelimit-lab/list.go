@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+)
+
+// NewCmdList builds `list`.
+func NewCmdList(io *IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in scenarios and the algorithms with their parameters",
+		Long: `List prints the built-in scenarios (name, limit, duration and what the
+traffic is) and the algorithms with their parameters, defaults and the
+reference each reproduces. A parameter without a default takes the
+scenario's limit (or --limit).`,
+		Example: `  ratelimit-lab list`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return listRun(io)
+		},
+	}
+}
+
+func listRun(io *IOStreams) error {
+	fmt.Fprintln(io.Out, "Scenarios")
+	var rows [][]string
+	for _, s := range scenarios.Catalog() {
+		rows = append(rows, []string{s.Name, fmt.Sprintf("%g/s", s.Limit), s.Duration.String(), s.Description})
+	}
+	if err := renderTable(io.Out, []string{"name", "limit", "duration", "traffic"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Out, "\nAlgorithms (spec: NAME[:key=value,...])")
+	rows = rows[:0]
+	for _, a := range algorithms.List() {
+		var params []string
+		for _, p := range a.Params {
+			def := p.Default
+			if def == "" {
+				def = "limit"
+			}
+			params = append(params, p.Key+"="+def)
+		}
+		name := a.Name
+		if len(a.Aliases) > 0 {
+			name += " (" + strings.Join(a.Aliases, ", ") + ")"
+		}
+		rows = append(rows, []string{name, strings.Join(params, ","), a.Reference})
+	}
+	return renderTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows)
+}
