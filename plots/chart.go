@@ -164,8 +164,11 @@ func panelHeight(n int) int {
 type figTitle struct{ main, detail string }
 
 func figureTitle(res *simulator.Result, from, to time.Duration) figTitle {
-	detail := fmt.Sprintf("limit %s req/s · %s bins · %s window · %s to %s",
-		formatNum(res.Limit), fmtDur(res.Bin), fmtDur(res.Window), fmtDur(from), fmtDur(to))
+	detail := fmt.Sprintf("%s bins · %s window · %s to %s",
+		fmtDur(res.Bin), fmtDur(res.Window), fmtDur(from), fmtDur(to))
+	if res.Limit > 0 {
+		detail = "limit " + formatNum(res.Limit) + " req/s · " + detail
+	}
 	if from != res.Start || to != res.End {
 		detail += fmt.Sprintf(" (run %s to %s)", fmtDur(res.Start), fmtDur(res.End))
 	}
