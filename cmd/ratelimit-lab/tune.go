@@ -79,7 +79,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return fmt.Errorf("--interval must be a positive whole number of milliseconds, got %v (for example --interval 1s)", opts.Interval)
 	}
 	// One leap-array spec checks the limit and the interval before the run.
-	p, err := prepareRun(&opts.Source, []string{simulator.LeapArraySpec(0, 1, opts.Interval)}, opts.Bin, opts.Window, opts.Out, "-tune")
+	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, opts.Bin, opts.Window, opts.Out, "-tune")
 	if err != nil {
 		return err
 	}
@@ -107,11 +107,6 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	header, rows := simulator.TuneTable(res)
 	if err := renderTable(opts.IO.Out, header, rows); err != nil {
 		return err
-	}
-	for _, r := range res.Rows {
-		if r.Skipped != "" {
-			fmt.Fprintf(opts.IO.ErrOut, "skipped sample-count %d: %s\n", r.SampleCount, r.Skipped)
-		}
 	}
 	fmt.Fprintf(opts.IO.Out, "wrote %s/{tune.csv,tune.png}\n", filepath.ToSlash(p.out))
 	return nil
