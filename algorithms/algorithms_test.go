@@ -589,7 +589,7 @@ func TestCanonicalSpecsRoundTrip(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"fixed-window", "fixed-window:limit=100,window=1s"},
 		{"sliding-window:sample-count=10", "leap-array:limit=100,sample-count=10,interval=1s"},
-		{"sliding-log:window=500ms", "sliding-log:limit=100,window=500ms,history=60s"},
+		{"sliding-log:window=500ms", "sliding-log:limit=100,window=500ms,history=10s"},
 		{"token-bucket", "token-bucket:rate=100,burst=100"},
 		{"throttling:max-queue=2s", "leaky-bucket:limit=100,interval=1s,max-queue=2s"},
 		{"warm-up:limit=2.5", "warm-up:limit=2.5,warm-up=10s,cold-factor=3,sample-count=2,interval=1s"},

@@ -166,7 +166,7 @@ var kinds = []kind{
 		info: Info{Name: "sliding-log", Summary: "exact sliding log: pass iff fewer than limit passes in (t − window, t]",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow,
-			p("history", "60s", "how far the clock may step back and still get exact decisions", kindDuration)},
+			p("history", "10s", "how far back the clock may step and still get exact decisions (memory: about limit·(1+history/window) timestamps)", kindDuration)},
 		build: func(a *args) (Limiter, error) {
 			var c SlidingLogConfig
 			var e1, e2, e3 error

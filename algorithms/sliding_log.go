@@ -16,9 +16,9 @@ type SlidingLogConfig struct {
 	Window time.Duration
 	// History is how far behind the newest pass the log keeps timestamps
 	// beyond Window, so that a clock that steps back by up to History still
-	// gets exact decisions. With a clock that never goes back, only the
-	// passes inside the window matter and the log holds at most Limit
-	// timestamps that count.
+	// gets exact decisions (the registry's default is 10s). With a clock
+	// that never goes back only the passes inside the window matter, at
+	// most Limit of them; the log holds about Limit·(1 + History/Window).
 	History time.Duration
 }
 
