@@ -1,0 +1,87 @@
+package findings
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/findings.md from the lab's runs")
+
+const root = "../.."
+
+// TestFindingsUpToDate regenerates docs/findings.md and compares it with
+// the committed file; -update rewrites it.
+func TestFindingsUpToDate(t *testing.T) {
+	got, err := Generate(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "docs", "findings.md")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run: make findings)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("docs/findings.md is out of date with the lab's runs; run: make findings\n%s", firstDiff(want, got))
+	}
+}
+
+// firstDiff shows the first line where want and got differ.
+func firstDiff(want, got []byte) string {
+	w, g := bytes.Split(want, []byte("\n")), bytes.Split(got, []byte("\n"))
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b []byte
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if !bytes.Equal(a, b) {
+			return "line " + itoa(int64(i+1)) + ":\n  committed: " + string(a) + "\n  generated: " + string(b)
+		}
+	}
+	return ""
+}
+
+// TestNoRollbackMatchesCatalog keeps the baseline of claim (f) equal to the
+// catalog's clock-rollback without its clock step.
+func TestNoRollbackMatchesCatalog(t *testing.T) {
+	base, err := scenarios.LoadFile(filepath.Join(root, NoRollbackFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Lookup("clock-rollback")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []scenarios.Phase
+	for _, p := range sc.Phases {
+		if p.Type != scenarios.PhaseClockStep {
+			phases = append(phases, p)
+		}
+	}
+	if base.Limit != sc.Limit || base.Duration != sc.Duration || base.Seed != sc.Seed {
+		t.Errorf("%s: limit/duration/seed %v/%v/%v, clock-rollback has %v/%v/%v",
+			NoRollbackFile, base.Limit, base.Duration, base.Seed, sc.Limit, sc.Duration, sc.Seed)
+	}
+	if !reflect.DeepEqual(base.Phases, phases) {
+		t.Errorf("%s phases %+v, want clock-rollback's without the step %+v", NoRollbackFile, base.Phases, phases)
+	}
+	if !reflect.DeepEqual(base.Algorithms, sc.Algorithms) {
+		t.Errorf("%s algorithms %v, want %v", NoRollbackFile, base.Algorithms, sc.Algorithms)
+	}
+}
