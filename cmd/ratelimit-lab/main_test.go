@@ -200,7 +200,7 @@ func TestTuneGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	// ns per decision is measured, so it is masked.
-	stdout = regexp.MustCompile(`│ [0-9.]+ +│\n`).ReplaceAllString(stdout, "│ (ns) │\n")
+	stdout = regexp.MustCompile(`│ +[0-9.]+ +│\n`).ReplaceAllString(stdout, "│ (ns) │\n")
 	stdout = strings.ReplaceAll(stdout, dir, "OUT")
 	golden(t, "tune-boundary-burst-small.txt", []byte(stdout))
 	csv := string(readFile(t, filepath.Join(dir, "tune.csv")))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
@@ -227,7 +228,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 }
 
 func renderTable(w io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewWriter(w)
+	// Headers as written ("pass %", "wait p99"), not upper-cased with
+	// their punctuation spaced out; numbers aligned right.
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}}),
+	)
 	h := make([]any, len(header))
 	for i, x := range header {
 		h[i] = x
