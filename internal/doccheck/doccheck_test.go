@@ -1,0 +1,331 @@
+// Package doccheck checks that every ratelimit-lab command shown in the
+// documentation runs: it extracts the commands from the ```sh and
+// ```console blocks of README.md and docs/*.md and runs each one with the
+// real binary, built once in TestMain.
+package doccheck
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// root is the module root, relative to this package.
+const root = "../.."
+
+// bin is the ratelimit-lab binary built by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "doccheck-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "ratelimit-lab")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/ratelimit-lab")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ./cmd/ratelimit-lab: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// command is one ratelimit-lab invocation found in a document.
+type command struct {
+	file string
+	line int
+	text string   // as written
+	args []string // after "ratelimit-lab"
+}
+
+// docFiles returns README.md and docs/*.md.
+func docFiles(t *testing.T) []string {
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{filepath.Join(root, "README.md")}, files...)
+}
+
+// extract returns the ratelimit-lab commands of the sh and console blocks
+// of one markdown file. Lines that pipe or redirect are left out (they are
+// not commands the lab alone can run); "go run ./cmd/ratelimit-lab" counts
+// as ratelimit-lab.
+func extract(t *testing.T, path string) []command {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cmds []command
+	inBlock, runnable := false, false
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		trim := strings.TrimSpace(line)
+		if strings.HasPrefix(trim, "```") {
+			if inBlock {
+				inBlock = false
+				continue
+			}
+			inBlock = true
+			lang := strings.TrimSpace(strings.TrimPrefix(trim, "```"))
+			runnable = lang == "sh" || lang == "console"
+			continue
+		}
+		if !inBlock || !runnable {
+			continue
+		}
+		trim = strings.TrimPrefix(trim, "$ ")
+		words, err := split(trim)
+		if err != nil {
+			t.Errorf("%s:%d: %v", path, n, err)
+			continue
+		}
+		words = stripComment(words)
+		var args []string
+		switch {
+		case len(words) >= 1 && words[0] == "ratelimit-lab":
+			args = words[1:]
+		case len(words) >= 3 && words[0] == "go" && words[1] == "run" && strings.TrimSuffix(words[2], "/") == "./cmd/ratelimit-lab":
+			args = words[3:]
+		default:
+			continue
+		}
+		if redirects(args) {
+			continue
+		}
+		cmds = append(cmds, command{file: path, line: n, text: trim, args: args})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cmds
+}
+
+// split splits a shell line into words, honouring single and double quotes
+// and marking unquoted shell operators as words of their own.
+func split(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case strings.ContainsRune("|<>;&", r):
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+			words = append(words, "\x00"+string(r))
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated quote in %q", s)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// stripComment drops a trailing "# ..." comment.
+func stripComment(words []string) []string {
+	for i, w := range words {
+		if strings.HasPrefix(w, "#") {
+			return words[:i]
+		}
+	}
+	return words
+}
+
+// redirects reports whether the command pipes, redirects or chains.
+func redirects(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "\x00") {
+			return true
+		}
+	}
+	return false
+}
+
+// workDir prepares a directory where the documented commands find the
+// files they name: the repository's scenarios and internal folders, and two
+// small traces under the names the docs use.
+func workDir(t *testing.T) string {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"scenarios", "internal"} {
+		if err := os.Symlink(filepath.Join(abs, d), filepath.Join(dir, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("t_ms\n")
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "%d.%03d\n", i*3, (i*37)%1000) // about 333 per second for 9 s
+	}
+	for _, name := range []string{"access.csv", "requests.csv"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// flagValue returns the value of a --name flag in args, or "".
+func flagValue(args []string, name string) string {
+	for i, a := range args {
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func has(args []string, name string) bool {
+	for _, a := range args {
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// missingFile returns the first argument that looks like a file (.yaml,
+// .yml, .csv) and does not exist in dir.
+func missingFile(dir string, args []string) string {
+	for _, a := range args {
+		switch strings.ToLower(filepath.Ext(a)) {
+		case ".yaml", ".yml", ".csv":
+			if _, err := os.Stat(filepath.Join(dir, a)); err != nil {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// TestDocumentedCommandsRun runs every documented ratelimit-lab command
+// (run and tune with --quiet and a temporary --out) and checks that it
+// exits 0 and writes its files. A command naming a file that is not in the
+// repository runs with --help instead, which checks that it parses.
+func TestDocumentedCommandsRun(t *testing.T) {
+	dir := workDir(t)
+	total := 0
+	for _, file := range docFiles(t) {
+		for i, c := range extract(t, file) {
+			total++
+			rel, _ := filepath.Rel(root, c.file)
+			name := fmt.Sprintf("%s:%d", filepath.ToSlash(rel), c.line)
+			t.Run(name, func(t *testing.T) {
+				args := append([]string(nil), c.args...)
+				var want []string
+				sub := ""
+				if len(args) > 0 {
+					sub = args[0]
+				}
+				if f := missingFile(dir, args); f != "" {
+					t.Logf("%s names %s, which the repository does not have: checking that it parses", c.text, f)
+					args = append(args, "--help")
+				} else if sub == "run" || sub == "tune" {
+					out := flagValue(args, "--out")
+					if out == "" {
+						out = filepath.Join(dir, fmt.Sprintf("out-%d-%d", c.line, i))
+						args = append(args, "--out", out)
+					} else if !filepath.IsAbs(out) {
+						out = filepath.Join(dir, out)
+					}
+					if !has(args, "--quiet") && !has(args, "-q") {
+						args = append(args, "--quiet")
+					}
+					if sub == "run" {
+						want = []string{"series.csv", "summary.json"}
+						if flagValue(args, "--chart") != "none" {
+							want = append(want, "chart.png")
+						}
+						if has(args, "--decisions") {
+							want = append(want, "decisions.csv")
+						}
+					} else {
+						want = []string{"tune.csv", "tune.png"}
+					}
+					for k, w := range want {
+						want[k] = filepath.Join(out, w)
+					}
+				}
+				cmd := exec.Command(bin, args...)
+				cmd.Dir = dir
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s\n  ran: ratelimit-lab %s\n  %v\n%s", c.text, strings.Join(args, " "), err, out)
+				}
+				for _, w := range want {
+					if fi, err := os.Stat(w); err != nil || fi.Size() == 0 {
+						t.Errorf("%s: %s was not written", c.text, filepath.Base(w))
+					}
+				}
+			})
+		}
+	}
+	if total == 0 {
+		t.Fatal("found no ratelimit-lab command in README.md and docs/*.md")
+	}
+}
+
+// TestExtract checks the extraction on a small document.
+func TestExtract(t *testing.T) {
+	doc := "text\n```sh\nratelimit-lab list   # the catalog\n" +
+		"go run ./cmd/ratelimit-lab run boundary-burst\n" +
+		"awk '{print}' x | ratelimit-lab run --trace /dev/stdin\n" +
+		"ratelimit-lab run poisson > out.txt\n" +
+		"ratelimit-lab run poisson --algo 'leap-array:sample-count=10'\n```\n" +
+		"```yaml\nratelimit-lab list\n```\n```console\n$ ratelimit-lab version\n```\n"
+	path := filepath.Join(t.TempDir(), "doc.md")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range extract(t, path) {
+		got = append(got, strings.Join(c.args, " "))
+	}
+	want := []string{"list", "run boundary-burst", "run poisson --algo leap-array:sample-count=10", "version"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("extracted\n%q\nwant\n%q", got, want)
+	}
+}
