@@ -184,8 +184,8 @@ var kinds = []kind{
 			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, 1)"},
 		params: []param{
 			p("rate", "", "tokens per second, may be fractional", kindFloat),
-			p("burst", "", "bucket size (default ceil(rate))", kindInt),
-			p("limit", "", "shorthand: rate=limit, burst=ceil(limit)", kindFloat),
+			p("burst", "ceil(rate)", "bucket size", kindInt),
+			p("limit", "-", "shorthand: rate=limit, burst=ceil(limit)", kindFloat),
 		},
 		build: func(a *args) (Limiter, error) {
 			if a.has("limit") && a.has("rate") {

@@ -261,6 +261,28 @@ func timeAxis(p *plot.Plot, from, to time.Duration, widthPx int, label bool) {
 	}
 }
 
+// clipFactor is how far above the highest pass rate (or limit) the
+// arrivals may go before the y axis stops following them: a flood of
+// arrivals would otherwise flatten every pass line against the floor.
+const clipFactor = 4
+
+// rateTop is the top of the rate axis for panels of data, and the peak
+// arrival rate when the arrivals are clipped (0 when they are not).
+func rateTop(data []PanelData) (top, clippedPeak float64) {
+	passTop, arrivals := 0.0, 0.0
+	for _, d := range data {
+		passTop = math.Max(passTop, d.Limit)
+		for i := range d.X {
+			passTop = math.Max(passTop, d.Pass[i])
+			arrivals = math.Max(arrivals, d.Arrival[i])
+		}
+	}
+	if passTop > 0 && arrivals > clipFactor*passTop {
+		return clipFactor * passTop, arrivals
+	}
+	return math.Max(passTop, arrivals), 0
+}
+
 // rateAxis sets the y axis from 0 to just above top.
 func rateAxis(p *plot.Plot, top float64) {
 	if top <= 0 {
@@ -289,11 +311,11 @@ func arrivalsLine(d *PanelData, bin float64) *plotter.Line {
 // panelPlot is one limiter's panel.
 func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widthPx int, last bool) *plot.Plot {
 	p := newPlot()
-	p.Title.Text = d.Spec + "\n" + d.Summary
 	bin := res.Bin.Seconds()
-	top := d.Limit
-	for i := range d.X {
-		top = math.Max(top, math.Max(d.Arrival[i], d.Pass[i]))
+	top, clipped := rateTop([]PanelData{*d})
+	p.Title.Text = d.Spec + "\n" + d.Summary
+	if clipped > 0 {
+		p.Title.Text += fmt.Sprintf(" · arrivals peak %.0f/s, clipped", clipped)
 	}
 	p.Add(grid(), arrivalsLine(d, bin))
 	p.Add(&plotter.Line{XYs: stepXYs(d.X, d.Pass, bin), StepStyle: plotter.PostStep, LineStyle: passStyle(d.Color)})
@@ -312,14 +334,13 @@ func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration
 	p := newPlot()
 	p.Title.Text = "pass rate of every limiter"
 	bin := res.Bin.Seconds()
-	top := 0.0
+	top, clipped := rateTop(data)
+	if clipped > 0 {
+		p.Title.Text += fmt.Sprintf(" · arrivals peak %.0f/s, clipped", clipped)
+	}
 	p.Add(grid(), arrivalsLine(&data[0], bin))
 	var waits []waitSeries
 	for _, d := range data {
-		top = math.Max(top, d.Limit)
-		for i := range d.X {
-			top = math.Max(top, math.Max(d.Arrival[i], d.Pass[i]))
-		}
 		p.Add(&plotter.Line{XYs: stepXYs(d.X, d.Pass, bin), StepStyle: plotter.PostStep, LineStyle: passStyle(d.Color)})
 		if d.Queueing {
 			waits = append(waits, waitSeries{xys: stepXYs(d.X, d.WaitMs, bin), sty: overlayWaitStyle(d.Color)})

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,9 +33,9 @@ func listRun(io *IOStreams) error {
 	fmt.Fprintln(io.Out, "Scenarios")
 	var rows [][]string
 	for _, s := range scenarios.Catalog() {
-		rows = append(rows, []string{s.Name, fmt.Sprintf("%g/s", s.Limit), s.Duration.String(), s.Description})
+		rows = append(rows, []string{s.Name, fmt.Sprintf("%g/s", s.Limit), seconds(s.Duration), s.Description})
 	}
-	if err := renderTable(io.Out, []string{"name", "limit", "duration", "traffic"}, rows); err != nil {
+	if err := renderTextTable(io.Out, []string{"name", "limit", "duration", "traffic"}, rows); err != nil {
 		return err
 	}
 	fmt.Fprintln(io.Out, "\nAlgorithms (spec: NAME[:key=value,...])")
@@ -53,5 +55,10 @@ func listRun(io *IOStreams) error {
 		}
 		rows = append(rows, []string{name, strings.Join(params, ","), a.Reference})
 	}
-	return renderTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows)
+	return renderTextTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows)
+}
+
+// seconds prints a duration as "60s" rather than "1m0s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
 }

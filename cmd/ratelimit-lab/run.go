@@ -227,12 +227,23 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	return nil
 }
 
+// renderTable writes a table with the first column aligned left and the
+// (numeric) others right.
 func renderTable(w io.Writer, header []string, rows [][]string) error {
+	return writeTable(w, header, rows, tw.AlignRight)
+}
+
+// renderTextTable writes a table of words, every column aligned left.
+func renderTextTable(w io.Writer, header []string, rows [][]string) error {
+	return writeTable(w, header, rows, tw.AlignLeft)
+}
+
+func writeTable(w io.Writer, header []string, rows [][]string, align tw.Align) error {
 	// Headers as written ("pass %", "wait p99"), not upper-cased with
-	// their punctuation spaced out; numbers aligned right.
+	// their punctuation spaced out.
 	t := tablewriter.NewTable(w,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: align, PerColumn: []tw.Align{tw.AlignLeft}}),
 	)
 	h := make([]any, len(header))
 	for i, x := range header {
