@@ -21,7 +21,22 @@ func main() {
 	}
 }
 
-// oneLine folds a multi-line message onto one line.
+// oneLine folds a multi-line message onto one line, separating the lines
+// with "; " unless a line already ends in punctuation.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+	var b strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		if line == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			if prev := b.String(); !strings.ContainsAny(prev[len(prev)-1:], ".:;?!") {
+				b.WriteString(";")
+			}
+			b.WriteString(" ")
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }

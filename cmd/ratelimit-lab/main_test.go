@@ -267,6 +267,8 @@ func TestBadInput(t *testing.T) {
 		{"bad chart", []string{"run", "boundary-burst", "--chart", "pie"}, `chart mode "pie"`},
 		{"tune bad counts", []string{"tune", "poisson", "--sample-counts", "0"}, "at least 1"},
 		{"nothing to run", []string{"run"}, "name a scenario"},
+		{"flag typo", []string{"run", "poisson", "--limt", "5"}, `unknown flag: --limt (did you mean "limit"?)`},
+		{"command typo", []string{"rn", "poisson"}, `unknown command "rn" for "ratelimit-lab"; Did you mean this? run`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
+
+	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
 )
 
 // IOStreams is where a command reads and writes, so tests can fake it.
@@ -56,6 +61,7 @@ the decisions its reference makes.`,
 	}
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		NewCmdRun(io, nil),
 		NewCmdTune(io, nil),
@@ -70,4 +76,16 @@ the decisions its reference makes.`,
 		},
 	)
 	return root
+}
+
+// flagError adds the nearest flag name and where to read about the flags
+// to pflag's "unknown flag: --limt".
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		msg += suggest.DidYouMean(name, names)
+	}
+	return fmt.Errorf("%s (see '%s --help')", msg, cmd.CommandPath())
 }
