@@ -3,6 +3,7 @@ package algorithms
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -563,26 +564,13 @@ func TestRegistryErrors(t *testing.T) {
 		{"", "empty algorithm spec"},
 	} {
 		_, err := New(tc.spec, 100)
-		if err == nil || !contains(err.Error(), tc.want) {
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%q) = %v, want an error containing %q", tc.spec, err, tc.want)
 		}
 	}
-	if _, err := New("leap-array", 0); err == nil || !contains(err.Error(), "needs a limit") {
+	if _, err := New("leap-array", 0); err == nil || !strings.Contains(err.Error(), "needs a limit") {
 		t.Errorf("leap-array without a limit: %v", err)
 	}
-}
-
-func contains(s, sub string) bool {
-	return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0)
-}
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 func TestCanonicalSpecsRoundTrip(t *testing.T) {

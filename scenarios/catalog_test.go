@@ -16,18 +16,23 @@ func drain(t *testing.T, s Scenario) []Arrival {
 		t.Fatalf("%s: %v", s.Name, err)
 	}
 	defer st.Close()
+	out, err := readAll(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readAll reads a stream to its end.
+func readAll(st Stream) ([]Arrival, error) {
 	var out []Arrival
 	for {
 		a, ok := st.Next()
 		if !ok {
-			break
+			return out, st.Err()
 		}
 		out = append(out, a)
 	}
-	if err := st.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func TestCatalogPins(t *testing.T) {

@@ -70,15 +70,7 @@ func formatMillis(ns int64) string {
 }
 
 func readTraceNoT(data string) ([]Arrival, error) {
-	st := NewTraceReader(strings.NewReader(data), "rt.csv")
-	var out []Arrival
-	for {
-		a, ok := st.Next()
-		if !ok {
-			return out, st.Err()
-		}
-		out = append(out, a)
-	}
+	return readAll(NewTraceReader(strings.NewReader(data), "rt.csv"))
 }
 
 func FuzzParseScenario(f *testing.F) {

@@ -9,16 +9,13 @@ import (
 // collect drains a stream into its true times.
 func collect(t *testing.T, st Stream) []time.Duration {
 	t.Helper()
-	var out []time.Duration
-	for {
-		a, ok := st.Next()
-		if !ok {
-			break
-		}
-		out = append(out, a.At)
-	}
-	if err := st.Err(); err != nil {
+	arrivals, err := readAll(st)
+	if err != nil {
 		t.Fatalf("stream error: %v", err)
+	}
+	out := make([]time.Duration, len(arrivals))
+	for i, a := range arrivals {
+		out[i] = a.At
 	}
 	return out
 }

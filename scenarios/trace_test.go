@@ -10,16 +10,7 @@ import (
 
 func readTrace(t *testing.T, data string) ([]Arrival, error) {
 	t.Helper()
-	st := NewTraceReader(strings.NewReader(data), "t.csv")
-	var out []Arrival
-	for {
-		a, ok := st.Next()
-		if !ok {
-			break
-		}
-		out = append(out, a)
-	}
-	return out, st.Err()
+	return readAll(NewTraceReader(strings.NewReader(data), "t.csv"))
 }
 
 func TestTraceGood(t *testing.T) {

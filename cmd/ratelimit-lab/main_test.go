@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -273,7 +274,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
 			args := tc.args
-			if !contains(args, "--out") {
+			if !slices.Contains(args, "--out") {
 				args = append(args, "--out", out)
 			}
 			_, stderr, code := binary(t, append(args, "--quiet")...)
@@ -295,13 +296,4 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
