@@ -43,10 +43,7 @@ type Throttling struct {
 
 // NewThrottling validates c and builds the limiter.
 func NewThrottling(c ThrottlingConfig) (*Throttling, error) {
-	return newThrottling("leaky-bucket", c)
-}
-
-func newThrottling(name string, c ThrottlingConfig) (*Throttling, error) {
+	const name = "leaky-bucket"
 	if err := positiveLimit(name, "limit", c.Limit); err != nil {
 		return nil, err
 	}
@@ -85,7 +82,7 @@ func (t *Throttling) Decide(now time.Duration) Decision {
 	} else {
 		cur = t.epoch + floorMs(now)
 	}
-	wait, ok := t.take(cur)
+	wait, ok := queue(&t.latest, t.cost, t.maxQueue, cur)
 	if !ok {
 		return Decision{}
 	}
@@ -95,14 +92,10 @@ func (t *Throttling) Decide(now time.Duration) Decision {
 	return Decision{Pass: true, Wait: time.Duration(wait) * time.Millisecond}
 }
 
-// take is the checker shared with WarmUpRateLimiter: given the cost of
-// this request, pass now, pass after a wait, or block.
-func (t *Throttling) take(cur int64) (wait int64, ok bool) {
-	return queue(&t.latest, t.cost, t.maxQueue, cur)
-}
-
 // queue is Sentinel's uniform-pacing check on latestPassedTime, in one
-// unit (ms or ns) throughout. It returns the wait of a pass.
+// unit (ms or ns) throughout, shared with WarmUpRateLimiter: pass now,
+// pass after a wait, or block. It returns the wait of a pass, which is
+// positive when the pass queues (due > cur).
 func queue(latest *int64, cost, maxQueue, cur int64) (int64, bool) {
 	if due := cost + *latest; due <= cur {
 		*latest = cur
@@ -112,11 +105,7 @@ func queue(latest *int64, cost, maxQueue, cur int64) (int64, bool) {
 		return 0, false
 	}
 	*latest += cost
-	wait := *latest - cur
-	if wait < 0 {
-		wait = 0
-	}
-	return wait, true
+	return *latest - cur, true
 }
 
 // Spec implements Limiter.
