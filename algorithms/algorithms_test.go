@@ -596,3 +596,34 @@ func TestCanonicalSpecsRoundTrip(t *testing.T) {
 		t.Errorf("List has %d limiters, want 7", len(List()))
 	}
 }
+
+// Fuzzing found these: a fractional limit must never admit more than the
+// limit in a window, and a warm-up too long for Java's int is an error.
+func TestFractionalLimitsNeverExceed(t *testing.T) {
+	for _, spec := range []string{"fixed-window:limit=2.7", "sliding-log:limit=2.7"} {
+		l, err := New(spec, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var passed int
+		for i := 0; i < 10; i++ {
+			if l.Decide(time.Duration(i) * time.Millisecond).Pass {
+				passed++
+			}
+		}
+		if passed != 2 {
+			t.Errorf("%s admitted %d of 10 arrivals in one window, want 2", spec, passed)
+		}
+	}
+}
+
+func TestWarmUpPeriodFitsJavaInt(t *testing.T) {
+	if _, err := New("warm-up:limit=10,warm-up=2147483647s", 0); err != nil {
+		t.Errorf("the largest Java int of seconds is rejected: %v", err)
+	}
+	for _, spec := range []string{"warm-up:limit=10,warm-up=2147483648s", "warm-up-rate-limiter:limit=10,warm-up=2147483648s"} {
+		if _, err := New(spec, 0); err == nil {
+			t.Errorf("%s is accepted, but Java's int cannot hold it", spec)
+		}
+	}
+}

@@ -194,3 +194,44 @@ func FuzzNew(f *testing.F) {
 		l.Decide(0)
 	})
 }
+
+// TestStageSplit checks, for every limiter, that Decide is Check followed
+// by Record at the admission, once the clock reaches it: a twin driven
+// through Check/Record (with the admissions applied in time order before
+// each later arrival, as warm-up-rate-limiter does) decides the same.
+func TestStageSplit(t *testing.T) {
+	for _, spec := range constructors {
+		for name, trace := range traces() {
+			a, err := New(spec, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := New(spec, 0)
+			st, ok := b.(Stage)
+			if !ok {
+				t.Fatalf("%s does not implement Stage", spec)
+			}
+			var pending []time.Duration // admission times, non-decreasing for queueing limiters
+			for i, now := range trace {
+				for len(pending) > 0 && floorMsDur(pending[0]) <= floorMsDur(now) {
+					st.Record(pending[0])
+					pending = pending[1:]
+				}
+				want := a.Decide(now)
+				got := st.Check(now)
+				if got != want {
+					t.Fatalf("%s on %s, arrival %d at %v: Check gives %+v, Decide %+v", spec, name, i, now, got, want)
+				}
+				if got.Pass {
+					if got.Wait > 0 {
+						pending = append(pending, now+got.Wait)
+					} else {
+						st.Record(now)
+					}
+				}
+			}
+		}
+	}
+}
+
+func floorMsDur(d time.Duration) int64 { return floorMs(d) }

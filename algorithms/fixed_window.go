@@ -45,20 +45,43 @@ func NewFixedWindow(c FixedWindowConfig) (*FixedWindow, error) {
 
 // Decide implements Limiter.
 func (f *FixedWindow) Decide(now time.Duration) Decision {
-	k := int64(now / f.cfg.Window)
-	if now%f.cfg.Window < 0 {
+	d := f.Check(now)
+	if d.Pass {
+		f.Record(now)
+	}
+	return d
+}
+
+// Check implements Stage: pass while the newest window's count is below
+// the limit (an arrival in a newer window first starts that window).
+func (f *FixedWindow) Check(now time.Duration) Decision {
+	f.advance(now)
+	// count+1 ≤ limit, so a fractional limit of 2.7 admits 2 per window.
+	if float64(f.count)+1 > f.cfg.Limit {
+		return Decision{}
+	}
+	return Decision{Pass: true}
+}
+
+// Record implements Stage: the pass counts in at's window if that is the
+// newest window, and nowhere if it is an older one.
+func (f *FixedWindow) Record(at time.Duration) {
+	if f.advance(at) == f.window {
+		f.count++
+	}
+}
+
+// advance returns t's window index after making it the newest window when
+// it is newer than every window seen so far.
+func (f *FixedWindow) advance(t time.Duration) int64 {
+	k := int64(t / f.cfg.Window)
+	if t%f.cfg.Window < 0 {
 		k--
 	}
 	if !f.seen || k > f.window {
 		f.seen, f.window, f.count = true, k, 0
 	}
-	if float64(f.count) >= f.cfg.Limit {
-		return Decision{}
-	}
-	if k == f.window {
-		f.count++
-	}
-	return Decision{Pass: true}
+	return k
 }
 
 // Spec implements Limiter.

@@ -59,6 +59,15 @@ func NewLeapArray(c LeapArrayConfig) (*LeapArray, error) {
 
 // Decide implements Limiter.
 func (l *LeapArray) Decide(now time.Duration) Decision {
+	d := l.Check(now)
+	if d.Pass {
+		l.Record(now)
+	}
+	return d
+}
+
+// Check implements Stage: DefaultController.canPass on the node's passQps.
+func (l *LeapArray) Check(now time.Duration) Decision {
 	t := l.epoch + floorMs(now)
 	qps := float64(l.statistics.sum(t)) / l.intervalS
 	// DefaultController: (int) passQps + acquireCount > count blocks, in
@@ -66,9 +75,11 @@ func (l *LeapArray) Decide(now time.Duration) Decision {
 	if float64(javaD2I(qps)+1) > l.cfg.Limit {
 		return Decision{}
 	}
-	l.statistics.add(t, 1)
 	return Decision{Pass: true}
 }
+
+// Record implements Stage: StatisticSlot's addPassRequest at at.
+func (l *LeapArray) Record(at time.Duration) { l.statistics.add(l.epoch+floorMs(at), 1) }
 
 // SampleCount is the number of buckets.
 func (l *LeapArray) SampleCount() int { return l.cfg.SampleCount }

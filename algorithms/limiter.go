@@ -41,3 +41,22 @@ type Limiter interface {
 	// StateBytes is the size of the limiter's state in bytes.
 	StateBytes() int
 }
+
+// Stage is a Limiter whose decision and bookkeeping are two steps, the
+// way its reference splits them: Sentinel's FlowSlot checks the window
+// count (Check), and StatisticSlot adds the pass only after every slot of
+// the chain has passed (Record). Chains of limiters and the check-to-add
+// race are built on this split.
+//
+// Check decides at now and changes the state that the reference changes
+// while deciding (x/time/rate spends its token, ThrottlingController moves
+// latestPassedTime); it never records a pass in the statistics. Record
+// records one admitted request at time at (normally the arrival plus its
+// wait) in the statistics a later step keeps; it is a no-op for limiters
+// that keep none. For every Stage, Decide(now) is Check(now) followed, for
+// a pass, by Record(now + Wait) at the moment the clock reaches it.
+type Stage interface {
+	Limiter
+	Check(now time.Duration) Decision
+	Record(at time.Duration)
+}

@@ -131,7 +131,7 @@ var (
 
 var kinds = []kind{
 	{
-		info: Info{Name: "fixed-window", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count < limit",
+		info: Info{Name: "fixed-window", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count+1 ≤ limit",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
@@ -163,7 +163,7 @@ var kinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "sliding-log", Summary: "exact sliding log: pass iff fewer than limit passes in (t − window, t]",
+		info: Info{Name: "sliding-log", Summary: "exact sliding log: pass iff passes in (t − window, t] + 1 ≤ limit",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow,
 			p("history", "10s", "how far back the clock may step and still get exact decisions (memory: about limit·(1+history/window) timestamps)", kindDuration)},

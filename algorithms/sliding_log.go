@@ -57,7 +57,9 @@ func NewSlidingLog(c SlidingLogConfig) (*SlidingLog, error) {
 }
 
 // Decide implements Limiter.
-func (s *SlidingLog) Decide(now time.Duration) Decision {
+// Check implements Stage: pass iff fewer than limit passes are logged in
+// (now − window, now].
+func (s *SlidingLog) Check(now time.Duration) Decision {
 	var n int
 	if !s.seen || now >= s.maxT {
 		if !s.cursor {
@@ -74,14 +76,24 @@ func (s *SlidingLog) Decide(now time.Duration) Decision {
 		to := sort.Search(len(live), func(i int) bool { return live[i] > now })
 		n = to - from
 	}
-	if float64(n) >= s.cfg.Limit {
+	// n+1 ≤ limit, so a fractional limit of 2.7 admits 2 per window.
+	if float64(n)+1 > s.cfg.Limit {
 		return Decision{}
 	}
-	s.record(now)
 	return Decision{Pass: true}
 }
 
-func (s *SlidingLog) record(now time.Duration) {
+// Decide implements Limiter.
+func (s *SlidingLog) Decide(now time.Duration) Decision {
+	d := s.Check(now)
+	if d.Pass {
+		s.Record(now)
+	}
+	return d
+}
+
+// Record implements Stage: the pass joins the log at now.
+func (s *SlidingLog) Record(now time.Duration) {
 	if !s.seen || now >= s.maxT {
 		s.seen, s.maxT = true, now
 		s.forget()

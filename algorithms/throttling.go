@@ -75,7 +75,13 @@ func NewThrottling(c ThrottlingConfig) (*Throttling, error) {
 }
 
 // Decide implements Limiter.
-func (t *Throttling) Decide(now time.Duration) Decision {
+func (t *Throttling) Decide(now time.Duration) Decision { return t.Check(now) }
+
+// Record implements Stage; ThrottlingController keeps no statistics.
+func (t *Throttling) Record(time.Duration) {}
+
+// Check implements Stage: it moves latestPassedTime for every pass.
+func (t *Throttling) Check(now time.Duration) Decision {
 	var cur int64
 	if t.nanos {
 		cur = t.epoch + int64(now)

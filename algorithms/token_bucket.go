@@ -43,7 +43,13 @@ func NewTokenBucket(c TokenBucketConfig) (*TokenBucket, error) {
 }
 
 // Decide implements Limiter.
-func (b *TokenBucket) Decide(now time.Duration) Decision {
+func (b *TokenBucket) Decide(now time.Duration) Decision { return b.Check(now) }
+
+// Record implements Stage; AllowN has already spent the token.
+func (b *TokenBucket) Record(time.Duration) {}
+
+// Check implements Stage: AllowN(now, 1), which spends a token on a pass.
+func (b *TokenBucket) Check(now time.Duration) Decision {
 	tokens := b.tokens
 	if b.seen {
 		last := b.last

@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"math"
 	"time"
 	"unsafe"
 )
@@ -65,7 +66,7 @@ func newWarmTokens(name string, count float64, warmUp time.Duration, coldFactor 
 	if err := positiveLimit(name, "limit", count); err != nil {
 		return warmTokens{}, err
 	}
-	if warmUp <= 0 || warmUp%time.Second != 0 || warmUp > 1<<31*time.Second {
+	if warmUp <= 0 || warmUp%time.Second != 0 || warmUp > math.MaxInt32*time.Second {
 		return warmTokens{}, fmt.Errorf("%s: warm-up must be a positive whole number of seconds, got %v (for example warm-up=10s)", name, warmUp)
 	}
 	if coldFactor <= 1 {
@@ -141,6 +142,23 @@ func NewWarmUp(c WarmUpConfig) (*WarmUp, error) {
 
 // Decide implements Limiter.
 func (u *WarmUp) Decide(now time.Duration) Decision {
+	d := u.Check(now)
+	if d.Pass {
+		u.Record(now)
+	}
+	return d
+}
+
+// Record implements Stage: the pass counts in the window and in the
+// minute behind previousPassQps.
+func (u *WarmUp) Record(at time.Duration) {
+	t := u.epoch + floorMs(at)
+	u.statistics.add(t, 1)
+	u.minute.add(t, 1)
+}
+
+// Check implements Stage: WarmUpController.canPass.
+func (u *WarmUp) Check(now time.Duration) Decision {
 	t := u.epoch + floorMs(now)
 	passQps := javaD2L(float64(u.statistics.sum(t)) / u.intervalS)
 	u.tokens.sync(t, u.minute.previous(t))
@@ -153,8 +171,6 @@ func (u *WarmUp) Decide(now time.Duration) Decision {
 	if !ok {
 		return Decision{}
 	}
-	u.statistics.add(t, 1)
-	u.minute.add(t, 1)
 	return Decision{Pass: true}
 }
 

@@ -90,6 +90,25 @@ func (u *WarmUpRateLimiter) Decide(now time.Duration) Decision {
 	if p.head == len(p.at) {
 		p.at, p.head = p.at[:0], 0
 	}
+	d := u.Check(now)
+	if d.Pass {
+		if d.Wait > 0 {
+			p.push(t + int64(d.Wait/time.Millisecond))
+		} else {
+			u.minute.add(t, 1)
+		}
+	}
+	return d
+}
+
+// Record implements Stage: the pass counts in the minute behind
+// previousPassQps at at.
+func (u *WarmUpRateLimiter) Record(at time.Duration) { u.minute.add(u.epoch+floorMs(at), 1) }
+
+// Check implements Stage: WarmUpRateLimiterController.canPass, which moves
+// latestPassedTime for every pass.
+func (u *WarmUpRateLimiter) Check(now time.Duration) Decision {
+	t := u.epoch + floorMs(now)
 	u.tokens.sync(t, u.minute.previous(t))
 	var cost int64
 	if u.tokens.stored >= u.tokens.warningToken {
@@ -100,11 +119,6 @@ func (u *WarmUpRateLimiter) Decide(now time.Duration) Decision {
 	wait, ok := queue(&u.latest, cost, u.maxQueue, t)
 	if !ok {
 		return Decision{}
-	}
-	if wait > 0 {
-		p.push(t + wait)
-	} else {
-		u.minute.add(t, 1)
 	}
 	return Decision{Pass: true, Wait: time.Duration(wait) * time.Millisecond}
 }
