@@ -1,0 +1,105 @@
+// Package eventq is the one event queue of the simulator: a min-heap of
+// events on the virtual clock, ordered by (At, Class, Seq, Round).
+//
+// Everything that happens later than the arrival that caused it goes
+// through it: a Redis batch executing half a round trip after it was sent,
+// a breaker stage waiting behind a queueing limiter, a downstream
+// completion. The order key is the contract that makes runs reproducible:
+// events run in virtual-time order; at equal times the lower Class runs
+// first (each user fixes its classes, for example completions before
+// breaker stages before arrivals); then the lower arrival number Seq; then
+// the lower Round (the first batch of a request before its second).
+package eventq
+
+import "time"
+
+// Key orders events.
+type Key struct {
+	At    time.Duration
+	Class int
+	Seq   int64
+	Round int
+}
+
+// Less reports whether k runs before o.
+func (k Key) Less(o Key) bool {
+	if k.At != o.At {
+		return k.At < o.At
+	}
+	if k.Class != o.Class {
+		return k.Class < o.Class
+	}
+	if k.Seq != o.Seq {
+		return k.Seq < o.Seq
+	}
+	return k.Round < o.Round
+}
+
+type item[T any] struct {
+	key Key
+	val T
+}
+
+// Queue is a min-heap of events carrying a value of type T. The zero
+// value is an empty queue. It allocates only when it grows.
+type Queue[T any] struct {
+	h []item[T]
+}
+
+// Len is the number of queued events.
+func (q *Queue[T]) Len() int { return len(q.h) }
+
+// Push queues v at k.
+func (q *Queue[T]) Push(k Key, v T) {
+	q.h = append(q.h, item[T]{k, v})
+	i := len(q.h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.h[i].key.Less(q.h[p].key) {
+			break
+		}
+		q.h[i], q.h[p] = q.h[p], q.h[i]
+		i = p
+	}
+}
+
+// Peek returns the first event without removing it; ok is false when the
+// queue is empty.
+func (q *Queue[T]) Peek() (k Key, v T, ok bool) {
+	if len(q.h) == 0 {
+		return k, v, false
+	}
+	return q.h[0].key, q.h[0].val, true
+}
+
+// Pop removes and returns the first event. It panics on an empty queue.
+func (q *Queue[T]) Pop() (Key, T) {
+	top := q.h[0]
+	n := len(q.h) - 1
+	q.h[0] = q.h[n]
+	var zero item[T]
+	q.h[n] = zero
+	q.h = q.h[:n]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && q.h[l].key.Less(q.h[m].key) {
+			m = l
+		}
+		if r < n && q.h[r].key.Less(q.h[m].key) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q.h[i], q.h[m] = q.h[m], q.h[i]
+		i = m
+	}
+	return top.key, top.val
+}
+
+// Before reports whether the first event runs before k; an empty queue
+// reports false.
+func (q *Queue[T]) Before(k Key) bool {
+	return len(q.h) > 0 && q.h[0].key.Less(k)
+}
