@@ -269,6 +269,106 @@ var kinds = []kind{
 			return NewWarmUpRateLimiter(c)
 		},
 	},
+	{
+		info: Info{Name: "guava-bursty", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(1, timeout)",
+			Reference: "Guava 33 RateLimiter.create(rate) (SmoothBursty), tryAcquire(1, timeout) or acquire() for timeout=inf"},
+		params: []param{pRate, p("max-burst", "1s", "seconds of permits an idle limiter stores (maxBurstSeconds)", kindDuration), pGuavaTimeout},
+		build: func(a *args) (Limiter, error) {
+			var c GuavaBurstyConfig
+			var e1, e2, e3 error
+			c.Rate, e1 = a.float("rate")
+			c.MaxBurst, e2 = a.duration("max-burst")
+			c.Timeout, e3 = a.guavaTimeout()
+			if err := first(e1, e2, e3); err != nil {
+				return nil, err
+			}
+			return NewGuavaBursty(c)
+		},
+	},
+	{
+		info: Info{Name: "guava-warming-up", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(1, timeout)",
+			Reference: "Guava 33 RateLimiter.create(rate, warmupPeriod) with coldFactor (SmoothWarmingUp), tryAcquire(1, timeout) or acquire() for timeout=inf"},
+		params: []param{pRate, p("warm-up", "-", "warm-up period (warmupPeriod), required, truncated to whole µs", kindDuration),
+			p("cold-factor", "3", "cold interval / stable interval, larger than 1", kindFloat), pGuavaTimeout},
+		build: func(a *args) (Limiter, error) {
+			if !a.has("warm-up") {
+				return nil, fmt.Errorf("guava-warming-up needs a warm-up: add warm-up=D to the spec (for example guava-warming-up:warm-up=4s)")
+			}
+			var c GuavaWarmingUpConfig
+			var e [4]error
+			c.Rate, e[0] = a.float("rate")
+			c.WarmUp, e[1] = a.duration("warm-up")
+			c.ColdFactor, e[2] = a.float("cold-factor")
+			c.Timeout, e[3] = a.guavaTimeout()
+			if err := first(e[:]...); err != nil {
+				return nil, err
+			}
+			return NewGuavaWarmingUp(c)
+		},
+	},
+	{
+		info: Info{Name: "uber", Summary: "go.uber.org/ratelimit: every request passes and sleeps until its turn, up to slack requests at once after idling",
+			Reference: "go.uber.org/ratelimit v0.3.1 New(rate, WithSlack(slack)).Take(), Per 1 s; wait = the Sleep duration"},
+		params: []param{p("rate", "", "Takes per second, a whole number", kindInt), p("slack", "10", "unspent permissions kept for a burst (0 is WithoutSlack)", kindInt)},
+		build: func(a *args) (Limiter, error) {
+			var c UberConfig
+			var e1, e2 error
+			c.Rate, e1 = a.wholeRate("rate")
+			c.Slack, e2 = a.int("slack")
+			if err := first(e1, e2); err != nil {
+				return nil, err
+			}
+			return NewUber(c)
+		},
+	},
+	{
+		info: Info{Name: "sliding-window-counter", Summary: "Cloudflare's approximation: prev·(W − elapsed)/W + curr; pass iff estimate + 1 ≤ limit",
+			Reference: "the definition (Cloudflare's sliding-window counter, windows aligned at t = 0)"},
+		params: []param{pLimit, pWindow},
+		build: func(a *args) (Limiter, error) {
+			var c SlidingWindowCounterConfig
+			var e1, e2 error
+			c.Limit, e1 = a.float("limit")
+			c.Window, e2 = a.duration("window")
+			if err := first(e1, e2); err != nil {
+				return nil, err
+			}
+			return NewSlidingWindowCounter(c)
+		},
+	},
+	{
+		info: Info{Name: "seed-ring", Summary: "seed 002's printed ring of buckets, with its clamp that re-wipes the ring after a long idle gap; pass iff total < limit",
+			Reference: "seed 002 §3.1 SlidingWindowRateLimiter, as printed"},
+		params: []param{pLimit, p("window", "1s", "window (window_ms), whole ms", kindDuration), p("buckets", "100", "bucket_count; bucket_ms = window_ms // buckets", kindInt)},
+		build: func(a *args) (Limiter, error) {
+			var c SeedRingConfig
+			var e1, e2, e3 error
+			c.Limit, e1 = a.float("limit")
+			c.Window, e2 = a.duration("window")
+			c.Buckets, e3 = a.int("buckets")
+			if err := first(e1, e2, e3); err != nil {
+				return nil, err
+			}
+			return NewSeedRing(c)
+		},
+	},
+	{
+		info: Info{Name: "decaying-window", Summary: "weighted window: older buckets fade by exp(−age/decay); pass iff weighted count + 1 ≤ limit",
+			Reference: "the definition (seed 002 §3.4's weighted window, as docs/algorithms.md defines it)"},
+		params: []param{pLimit, pWindow, p("buckets", "10", "buckets in the window, must divide it", kindInt), p("decay", "500ms", "decay constant", kindDuration)},
+		build: func(a *args) (Limiter, error) {
+			var c DecayingWindowConfig
+			var e [4]error
+			c.Limit, e[0] = a.float("limit")
+			c.Window, e[1] = a.duration("window")
+			c.Buckets, e[2] = a.int("buckets")
+			c.Decay, e[3] = a.duration("decay")
+			if err := first(e[:]...); err != nil {
+				return nil, err
+			}
+			return NewDecayingWindow(c)
+		},
+	},
 }
 
 // List describes every limiter, in a fixed order, for `ratelimit-lab list`.

@@ -1,0 +1,149 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// guavaSmooth is the state and arithmetic that Guava's SmoothBursty and
+// SmoothWarmingUp share (SmoothRateLimiter and RateLimiter.tryAcquire):
+// the time of the next free ticket in whole microseconds, the stored
+// permits as a double, and the rule that a caller pays for the permits it
+// takes by pushing the next free ticket later, so that the next caller
+// waits for it.
+type guavaSmooth struct {
+	stored, maxPermits float64
+	stableInterval     float64 // µs per permit at the stable rate
+	coolDown           float64 // µs of idle time that store one permit
+	nextFree           int64   // nextFreeTicketMicros
+	timeout            int64   // µs; -1 means acquire() (timeout=inf)
+
+	// SmoothWarmingUp only (warm is false for SmoothBursty, whose stored
+	// permits cost nothing).
+	warm               bool
+	threshold, slope   float64
+	warmupMicros       int64
+	rate, burstSeconds float64
+	coldFactor         float64
+}
+
+// guavaTimeoutInf is the timeout that stands for acquire().
+const guavaTimeoutInf = -1
+
+// micros is Guava's SleepingStopwatch.readMicros for a limiter created at
+// virtual time 0: Stopwatch.elapsed(MICROSECONDS) converts the elapsed
+// nanoseconds with TimeUnit, which truncates towards zero, so 999 ns reads
+// 0 µs and −1500 ns reads −1 µs.
+func guavaMicros(d time.Duration) int64 { return int64(d / time.Microsecond) }
+
+// setRate is RateLimiter.setRate at stopwatch reading 0 on a new limiter:
+// resync(0) changes nothing, so only the interval is set here and the
+// subclass part is done by the caller.
+func (g *guavaSmooth) setRate(rate float64) {
+	g.rate = rate
+	g.stableInterval = 1e6 / rate // SECONDS.toMicros(1L) / permitsPerSecond
+}
+
+// resync is SmoothRateLimiter.resync.
+func (g *guavaSmooth) resync(now int64) {
+	if now > g.nextFree {
+		newPermits := float64(now-g.nextFree) / g.coolDown
+		g.stored = math.Min(g.maxPermits, g.stored+newPermits)
+		g.nextFree = now
+	}
+}
+
+// storedPermitsToWaitTime is SmoothBursty's (0) or SmoothWarmingUp's
+// integral under the throttling line.
+func (g *guavaSmooth) storedPermitsToWaitTime(stored, take float64) int64 {
+	if !g.warm {
+		return 0
+	}
+	above := stored - g.threshold
+	var micros int64
+	if above > 0.0 {
+		aboveTake := math.Min(above, take)
+		length := g.permitsToTime(above) + g.permitsToTime(above-aboveTake)
+		micros = javaD2L(aboveTake * length / 2.0)
+		take -= aboveTake
+	}
+	micros += javaD2L(g.stableInterval * take)
+	return micros
+}
+
+// permitsToTime is stableIntervalMicros + permits·slope; the conversion
+// keeps the product rounded on its own (Go may otherwise fuse it into a
+// multiply-add, which Java never does).
+func (g *guavaSmooth) permitsToTime(permits float64) float64 {
+	return g.stableInterval + float64(permits*g.slope)
+}
+
+// reserveEarliestAvailable is SmoothRateLimiter.reserveEarliestAvailable
+// for one permit.
+func (g *guavaSmooth) reserveEarliestAvailable(now int64) int64 {
+	g.resync(now)
+	ret := g.nextFree
+	spend := math.Min(1, g.stored)
+	fresh := 1 - spend
+	wait := g.storedPermitsToWaitTime(g.stored, spend) + javaD2L(fresh*g.stableInterval)
+	g.nextFree = saturatedAdd(g.nextFree, wait)
+	g.stored -= spend
+	return ret
+}
+
+// tryAcquire is RateLimiter.tryAcquire(1, timeout, MICROSECONDS), or
+// acquire() when the timeout is infinite: it returns whether the permit is
+// granted and the microseconds the caller then sleeps.
+func (g *guavaSmooth) tryAcquire(now time.Duration) Decision {
+	nowMicros := guavaMicros(now)
+	// canAcquire: queryEarliestAvailable(now) − timeout ≤ now.
+	if g.timeout != guavaTimeoutInf && !(g.nextFree-g.timeout <= nowMicros) {
+		return Decision{}
+	}
+	wait := max(g.reserveEarliestAvailable(nowMicros)-nowMicros, 0)
+	if wait > math.MaxInt64/int64(time.Microsecond) {
+		return Decision{Pass: true, Wait: math.MaxInt64}
+	}
+	return Decision{Pass: true, Wait: time.Duration(wait) * time.Microsecond}
+}
+
+// saturatedAdd is Guava's LongMath.saturatedAdd.
+func saturatedAdd(a, b int64) int64 {
+	s := a + b
+	if (a^b) < 0 || (a^s) >= 0 {
+		return s
+	}
+	if s < 0 {
+		return math.MaxInt64
+	}
+	return math.MinInt64
+}
+
+func formatGuavaTimeout(d time.Duration) string {
+	if d == InfiniteTimeout {
+		return "inf"
+	}
+	return formatDuration(d)
+}
+
+// guavaMaxWait is the longest wait a pass can get: the timeout, or no
+// bound for acquire().
+func (g *guavaSmooth) maxWait() time.Duration {
+	if g.timeout == guavaTimeoutInf {
+		return math.MaxInt64
+	}
+	return time.Duration(g.timeout) * time.Microsecond
+}
+
+// secondsDouble is the double nearest to d in seconds, as a Java caller
+// writing the decimal literal would get (d.Seconds() can be one ulp off).
+func secondsDouble(d time.Duration) float64 {
+	neg := ""
+	if d < 0 {
+		neg, d = "-", -d
+	}
+	f, _ := strconv.ParseFloat(fmt.Sprintf("%s%d.%09d", neg, d/time.Second, d%time.Second), 64)
+	return f
+}
