@@ -592,8 +592,8 @@ func TestCanonicalSpecsRoundTrip(t *testing.T) {
 			t.Errorf("%s does not round-trip: %s", l.Spec(), again.Spec())
 		}
 	}
-	if len(List()) != 7 {
-		t.Errorf("List has %d limiters, want 7", len(List()))
+	if len(List()) != 13 {
+		t.Errorf("List has %d limiters, want 13", len(List()))
 	}
 }
 

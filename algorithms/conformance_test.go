@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -27,6 +28,20 @@ var constructors = []string{
 	"warm-up:limit=1,warm-up=1s,cold-factor=2",
 	"warm-up-rate-limiter:limit=10",
 	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms",
+	"guava-bursty:rate=10",
+	"guava-bursty:rate=0.7,max-burst=3s,timeout=2s",
+	"guava-bursty:rate=1000,timeout=inf",
+	"guava-warming-up:rate=10,warm-up=4s",
+	"guava-warming-up:rate=2,warm-up=1500ms,cold-factor=2.5,timeout=300ms",
+	"guava-warming-up:rate=500,warm-up=0s,timeout=inf",
+	"uber:rate=10",
+	"uber:rate=1000,slack=0",
+	"sliding-window-counter:limit=10",
+	"sliding-window-counter:limit=2.5,window=250ms",
+	"seed-ring:limit=10",
+	"seed-ring:limit=3,window=1s,buckets=7",
+	"decaying-window:limit=10",
+	"decaying-window:limit=2.5,window=200ms,buckets=4,decay=50ms",
 }
 
 // traces is the shared table.
@@ -90,6 +105,12 @@ func maxQueue(l Limiter) time.Duration {
 		return l.cfg.MaxQueue
 	case *WarmUpRateLimiter:
 		return l.cfg.MaxQueue
+	case *GuavaBursty:
+		return l.g.maxWait()
+	case *GuavaWarmingUp:
+		return l.g.maxWait()
+	case *Uber:
+		return math.MaxInt64 // every Take passes and sleeps as long as it must
 	}
 	return 0
 }
@@ -143,6 +164,12 @@ func BenchmarkDecide(b *testing.B) {
 		{"leaky-bucket", "leaky-bucket"},
 		{"warm-up", "warm-up"},
 		{"warm-up-rate-limiter", "warm-up-rate-limiter"},
+		{"guava-bursty", "guava-bursty"},
+		{"guava-warming-up", "guava-warming-up:warm-up=10s"},
+		{"uber", "uber"},
+		{"sliding-window-counter", "sliding-window-counter"},
+		{"seed-ring", "seed-ring"},
+		{"decaying-window", "decaying-window"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			l := mustNew(b, bc.spec, benchLimit)

@@ -108,7 +108,7 @@ func (b refBursty) doSetRate(r *refGuava, permitsPerSecond, _ float64) {
 	}
 }
 func (refBursty) storedPermitsToWaitTime(*refGuava, float64, float64) int64 { return 0 }
-func (refBursty) coolDownIntervalMicros(r *refGuava) float64              { return r.stableIntervalMicros }
+func (refBursty) coolDownIntervalMicros(r *refGuava) float64                { return r.stableIntervalMicros }
 
 type refWarmingUp struct {
 	warmupPeriodMicros int64
