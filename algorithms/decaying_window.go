@@ -55,8 +55,8 @@ func NewDecayingWindow(c DecayingWindowConfig) (*DecayingWindow, error) {
 	if c.Window <= 0 {
 		return nil, fmt.Errorf("%s: window must be positive, got %v (for example window=1s)", name, c.Window)
 	}
-	if c.Buckets < 1 {
-		return nil, fmt.Errorf("%s: buckets must be at least 1, got %d", name, c.Buckets)
+	if c.Buckets < 1 || c.Buckets > maxRingBuckets {
+		return nil, fmt.Errorf("%s: buckets must be between 1 and %d, got %d", name, maxRingBuckets, c.Buckets)
 	}
 	if c.Window%time.Duration(c.Buckets) != 0 {
 		return nil, fmt.Errorf("%s: buckets %d does not divide window %v; pick a divisor of the window in ns (for example buckets=10)", name, c.Buckets, c.Window)

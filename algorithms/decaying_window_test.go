@@ -129,7 +129,7 @@ func TestDecayingWindowErrors(t *testing.T) {
 		{"decaying-window:limit=0", "limit must be a positive number, got 0"},
 		{"decaying-window:buckets=3", "buckets 3 does not divide window 1s"},
 		{"decaying-window:window=1s,buckets=7", "buckets 7 does not divide window 1s"},
-		{"decaying-window:buckets=0", "buckets must be at least 1"},
+		{"decaying-window:buckets=0", "buckets must be between 1 and 1000000, got 0"},
 		{"decaying-window:decay=0s", "decay must be positive"},
 		{"decaying-window:window=-1s", "window must be positive"},
 	} {

@@ -6,6 +6,10 @@ import (
 	"unsafe"
 )
 
+// maxRingBuckets bounds the buckets of seed-ring and decaying-window, so
+// a spec cannot ask for gigabytes of state (8 MB at most).
+const maxRingBuckets = 1_000_000
+
 // SeedRingConfig configures a SeedRing.
 type SeedRingConfig struct {
 	// Limit: a request passes while the ring's total is below it.
@@ -56,8 +60,8 @@ func NewSeedRing(c SeedRingConfig) (*SeedRing, error) {
 	if c.Window <= 0 || c.Window%time.Millisecond != 0 {
 		return nil, fmt.Errorf("%s: window must be positive whole milliseconds, got %v (the seed's window_ms is an int)", name, c.Window)
 	}
-	if c.Buckets < 1 {
-		return nil, fmt.Errorf("%s: buckets must be at least 1, got %d", name, c.Buckets)
+	if c.Buckets < 1 || c.Buckets > maxRingBuckets {
+		return nil, fmt.Errorf("%s: buckets must be between 1 and %d, got %d", name, maxRingBuckets, c.Buckets)
 	}
 	wms := int64(c.Window / time.Millisecond)
 	bms := wms / int64(c.Buckets)

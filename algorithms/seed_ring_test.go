@@ -140,7 +140,7 @@ func TestSeedRingErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, want string }{
 		{"seed-ring:limit=0", "limit must be a positive number, got 0"},
 		{"seed-ring:window=50ms,buckets=100", "bucket_ms = window_ms // buckets = 50 // 100 is 0 ms"},
-		{"seed-ring:buckets=0", "buckets must be at least 1"},
+		{"seed-ring:buckets=0", "buckets must be between 1 and 1000000, got 0"},
 		{"seed-ring:window=1500us", "window must be positive whole milliseconds"},
 	} {
 		if _, err := New(tc.spec, 10); err == nil || !strings.Contains(err.Error(), tc.want) {
