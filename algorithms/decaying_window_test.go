@@ -76,10 +76,10 @@ func TestDecayingWindowMatchesBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			trace := jumpyTrace(rng, 1200, trial%2 == 0)
+			trace := jumpyTrace(rng, 700, trial%2 == 0)
 			if trial == 3 {
 				p := poissonTrace(rng, 3*tc.limit/tc.window.Seconds(), 10*time.Second)
-				trace = p[:min(1500, len(p))]
+				trace = p[:min(800, len(p))]
 			}
 			want := decayingBruteForce(tc.limit, tc.window, tc.buckets, tc.decay, trace)
 			for i, at := range trace {
