@@ -395,3 +395,23 @@ func TestGuavaErrors(t *testing.T) {
 		}
 	}
 }
+
+// warm-up=0 is accepted, as Guava accepts it: maxPermits is 0 and the
+// cool-down interval 0/0, so the first idle spell makes storedPermits NaN,
+// every cost casts to 0 and nothing is limited any more.
+func TestGuavaZeroWarmUpStopsLimiting(t *testing.T) {
+	l := mustNew(t, "guava-warming-up:rate=10,warm-up=0s", 0)
+	if got := decisions(l, []time.Duration{0, 0}); !got[0].Pass || got[1].Pass {
+		t.Fatalf("before any idle time: %+v, want a pass then a refusal (100 ms apart)", got)
+	}
+	if n := countPasses(l, make([]time.Duration, 1000)); n != 0 {
+		t.Fatalf("%d passed at 0, want 0", n)
+	}
+	burst := make([]time.Duration, 1000)
+	for i := range burst {
+		burst[i] = time.Second
+	}
+	if n := countPasses(l, burst); n != 1000 {
+		t.Errorf("after an idle spell %d of 1000 passed at one instant, want all (stored permits are NaN)", n)
+	}
+}
