@@ -43,7 +43,8 @@ type DecayingWindow struct {
 	decayMs float64
 	newest  int64 // index of the newest bucket reached
 	seen    bool
-	counts  []int64 // counts[i mod buckets] is bucket i's passes
+	counts  []int64   // counts[i mod buckets] is bucket i's passes
+	fade    []float64 // fade[k] = exp(−k·b/decay), b and decay in ms
 }
 
 // NewDecayingWindow validates c and builds the limiter.
@@ -64,8 +65,13 @@ func NewDecayingWindow(c DecayingWindowConfig) (*DecayingWindow, error) {
 	if c.Decay <= 0 {
 		return nil, fmt.Errorf("%s: decay must be positive, got %v (for example decay=500ms)", name, c.Decay)
 	}
-	return &DecayingWindow{cfg: c, b: int64(c.Window) / int64(c.Buckets),
-		decayMs: float64(c.Decay) / 1e6, counts: make([]int64, c.Buckets)}, nil
+	d := &DecayingWindow{cfg: c, b: int64(c.Window) / int64(c.Buckets),
+		decayMs: float64(c.Decay) / 1e6, counts: make([]int64, c.Buckets), fade: make([]float64, c.Buckets)}
+	bMs := float64(d.b) / 1e6
+	for k := range d.fade {
+		d.fade[k] = math.Exp(-(float64(k) * bMs) / d.decayMs)
+	}
+	return d, nil
 }
 
 // Decide implements Limiter.
@@ -78,14 +84,47 @@ func (d *DecayingWindow) Decide(now time.Duration) Decision {
 }
 
 // Check implements Stage: the weighted count at now against the limit.
+//
+// It first sums with one exp per decision, exp(−(t − jb)/decay) times a
+// table of exp(−k·b/decay), which is within a few ulps per bucket of the
+// defined sum; only when that estimate lies within a relative 1e-7 of the
+// limit does it compute the defined sum, bucket by bucket, to decide. The
+// decisions are therefore exactly the definition's.
 func (d *DecayingWindow) Check(now time.Duration) Decision {
 	j := d.advance(now)
 	n := int64(len(d.counts))
 	lo := max(j-n+1, d.newest-n+1)
-	w := 0.0
-	if j >= lo {
-		w = float64(d.counts[mod(j, n)])
+	if j < lo {
+		// Bucket j is no longer held, nor anything before it.
+		return Decision{Pass: 1 <= d.cfg.Limit}
 	}
+	cur := float64(d.counts[mod(j, n)])
+	var older float64
+	for i := j - 1; i >= lo; i-- {
+		if c := d.counts[mod(i, n)]; c != 0 {
+			older += float64(c) * d.fade[j-1-i]
+		}
+	}
+	if older == 0 {
+		return Decision{Pass: d.exact(now, j, lo)+1 <= d.cfg.Limit}
+	}
+	w := cur + math.Exp(-(float64(int64(now)-j*d.b)/1e6)/d.decayMs)*older
+	margin := 1e-7 * (w + 1)
+	switch {
+	case w+1 <= d.cfg.Limit-margin:
+		return Decision{Pass: true}
+	case w+1 > d.cfg.Limit+margin:
+		return Decision{}
+	}
+	return Decision{Pass: d.exact(now, j, lo)+1 <= d.cfg.Limit}
+}
+
+// exact is the weighted count as defined: bucket j with weight 1, then
+// buckets j−1 down to lo, each count times exp(−age_ms/decay_ms), each
+// product rounded on its own.
+func (d *DecayingWindow) exact(now time.Duration, j, lo int64) float64 {
+	n := int64(len(d.counts))
+	w := float64(d.counts[mod(j, n)])
 	for i := j - 1; i >= lo; i-- {
 		c := d.counts[mod(i, n)]
 		if c == 0 {
@@ -96,7 +135,7 @@ func (d *DecayingWindow) Check(now time.Duration) Decision {
 		// multiply-add), as in a plain sum.
 		w += float64(float64(c) * math.Exp(-age/d.decayMs))
 	}
-	return Decision{Pass: w+1 <= d.cfg.Limit}
+	return w
 }
 
 // Record implements Stage: a pass counts in its bucket while the ring
@@ -151,4 +190,6 @@ func (d *DecayingWindow) Spec() string {
 func (d *DecayingWindow) Rate() float64 { return d.cfg.Limit / d.cfg.Window.Seconds() }
 
 // StateBytes implements Limiter.
-func (d *DecayingWindow) StateBytes() int { return int(unsafe.Sizeof(*d)) + 8*len(d.counts) }
+func (d *DecayingWindow) StateBytes() int {
+	return int(unsafe.Sizeof(*d)) + 8*len(d.counts) + 8*len(d.fade)
+}

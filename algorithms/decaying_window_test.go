@@ -138,3 +138,42 @@ func TestDecayingWindowErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDecayingWindowTies puts the limit exactly at the defined weighted
+// count + 1 (a pass) and one ulp below it (a block), at random states:
+// the one-exp estimate cannot tell these apart, so they exercise the
+// exact sum behind it.
+func TestDecayingWindowTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 5))
+	checked := 0
+	for _, spec := range []string{"decaying-window:limit=1e9", "decaying-window:limit=1e9,buckets=100,decay=50ms", "decaying-window:limit=1e9,window=2s,buckets=8,decay=3s"} {
+		l := mustNew(t, spec, 0).(*DecayingWindow)
+		for i, at := range jumpyTrace(rng, 3000, false) {
+			l.Decide(at)
+			if i%7 != 0 {
+				continue
+			}
+			j := l.advance(at)
+			n := int64(len(l.counts))
+			lo := max(j-n+1, l.newest-n+1)
+			if j < lo {
+				continue
+			}
+			w := l.exact(at, j, lo)
+			saved := l.cfg.Limit
+			l.cfg.Limit = w + 1
+			if !l.Check(at).Pass {
+				t.Fatalf("%s at %v: weighted count %v + 1 equals the limit, but Check blocks", spec, at, w)
+			}
+			l.cfg.Limit = math.Nextafter(w+1, 0)
+			if l.Check(at).Pass {
+				t.Fatalf("%s at %v: weighted count %v + 1 is one ulp above the limit, but Check passes", spec, at, w)
+			}
+			l.cfg.Limit = saved
+			checked++
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d states checked", checked)
+	}
+}
