@@ -28,9 +28,8 @@ type DecayingWindowConfig struct {
 // divided by 1e6), summed from bucket j−1 back to bucket j−buckets+1;
 // older buckets count 0. A request passes iff weighted count + 1 ≤ limit,
 // and a pass counts in its bucket. The decay smooths the edge of the
-// window (a burst leaves the window gradually), at the price of an
-// exp per non-empty bucket per decision, and a limit that is a weighted
-// sum rather than a number of requests.
+// window (a burst leaves the window gradually), at the price of a limit
+// that is a weighted sum rather than a number of requests.
 //
 // The ring holds the newest bucket reached so far and the buckets−1 before
 // it. When the clock steps back into an older bucket j, the weighted count
