@@ -97,11 +97,16 @@ func (d *DecayingWindow) Check(now time.Duration) Decision {
 		// Bucket j is no longer held, nor anything before it.
 		return Decision{Pass: 1 <= d.cfg.Limit}
 	}
-	cur := float64(d.counts[mod(j, n)])
+	idx := mod(j, n)
+	cur := float64(d.counts[idx])
 	var older float64
-	for i := j - 1; i >= lo; i-- {
-		if c := d.counts[mod(i, n)]; c != 0 {
-			older += float64(c) * d.fade[j-1-i]
+	for k := range j - lo {
+		// bucket j−1−k, in slot idx−1−k of the ring
+		if idx--; idx < 0 {
+			idx = n - 1
+		}
+		if c := d.counts[idx]; c != 0 {
+			older += float64(c) * d.fade[k]
 		}
 	}
 	if older == 0 {
