@@ -59,10 +59,9 @@ func NewGuavaBursty(c GuavaBurstyConfig) (*GuavaBursty, error) {
 	l := &GuavaBursty{cfg: c}
 	g := &l.g
 	g.timeout = to
-	g.burstSeconds = secondsDouble(c.MaxBurst)
 	g.setRate(c.Rate)
 	// SmoothBursty.doSetRate on a new limiter (oldMaxPermits == 0).
-	g.maxPermits = g.burstSeconds * c.Rate
+	g.maxPermits = secondsDouble(c.MaxBurst) * c.Rate
 	g.stored = 0
 	g.coolDown = g.stableInterval
 	return l, nil

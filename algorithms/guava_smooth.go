@@ -22,11 +22,8 @@ type guavaSmooth struct {
 
 	// SmoothWarmingUp only (warm is false for SmoothBursty, whose stored
 	// permits cost nothing).
-	warm               bool
-	threshold, slope   float64
-	warmupMicros       int64
-	rate, burstSeconds float64
-	coldFactor         float64
+	warm             bool
+	threshold, slope float64
 }
 
 // guavaTimeoutInf is the timeout that stands for acquire().
@@ -42,7 +39,6 @@ func guavaMicros(d time.Duration) int64 { return int64(d / time.Microsecond) }
 // resync(0) changes nothing, so only the interval is set here and the
 // subclass part is done by the caller.
 func (g *guavaSmooth) setRate(rate float64) {
-	g.rate = rate
 	g.stableInterval = 1e6 / rate // SECONDS.toMicros(1L) / permitsPerSecond
 }
 

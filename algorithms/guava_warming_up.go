@@ -64,12 +64,10 @@ func NewGuavaWarmingUp(c GuavaWarmingUpConfig) (*GuavaWarmingUp, error) {
 	g := &l.g
 	g.timeout = to
 	g.warm = true
-	g.warmupMicros = int64(c.WarmUp / time.Microsecond)
-	g.coldFactor = c.ColdFactor
 	g.setRate(c.Rate)
 	// SmoothWarmingUp.doSetRate on a new limiter (oldMaxPermits == 0).
 	stable := g.stableInterval
-	w := float64(g.warmupMicros)
+	w := float64(int64(c.WarmUp / time.Microsecond)) // warmupPeriodMicros
 	cold := stable * c.ColdFactor
 	g.threshold = 0.5 * w / stable
 	g.maxPermits = g.threshold + 2.0*w/(stable+cold)
