@@ -29,7 +29,7 @@ type guavaSmooth struct {
 // guavaTimeoutInf is the timeout that stands for acquire().
 const guavaTimeoutInf = -1
 
-// micros is Guava's SleepingStopwatch.readMicros for a limiter created at
+// guavaMicros is Guava's SleepingStopwatch.readMicros for a limiter created at
 // virtual time 0: Stopwatch.elapsed(MICROSECONDS) converts the elapsed
 // nanoseconds with TimeUnit, which truncates towards zero, so 999 ns reads
 // 0 µs and −1500 ns reads −1 µs.
