@@ -86,6 +86,7 @@ func tune(ctx context.Context, open func() (scenarios.Stream, error), limit floa
 		row.Arrived, row.Passed = a.Arrived, a.Passed
 		row.PassedPct = 100 * passRatio(a.Passed, a.Arrived)
 		row.MaxWindowPassed = a.MaxWindowPassed
+		row.LateAdmissions = a.LateAdmissions
 		row.Overshoot = a.Overshoot
 		row.SmoothBound = 1 + 1/float64(row.SampleCount)
 		row.PeakBinPassed = a.PeakBinPassed
