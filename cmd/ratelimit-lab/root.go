@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,10 +21,26 @@ type IOStreams struct {
 	Out, ErrOut io.Writer
 	// ErrTTY reports whether ErrOut is a terminal (progress bars go there).
 	ErrTTY bool
+	// Width is the number of columns tables must fit; 0 means 100.
+	Width int
+	// In is where --trace - reads from.
+	In io.Reader
 }
 
 func systemIO() *IOStreams {
-	return &IOStreams{Out: os.Stdout, ErrOut: os.Stderr, ErrTTY: term.IsTerminal(int(os.Stderr.Fd()))}
+	return &IOStreams{Out: os.Stdout, ErrOut: os.Stderr, ErrTTY: term.IsTerminal(int(os.Stderr.Fd())), Width: terminalWidth(), In: os.Stdin}
+}
+
+// terminalWidth is $COLUMNS if set, else the width of the terminal on
+// stdout, else 0 (tables then fit 100 columns).
+func terminalWidth() int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 0
 }
 
 // version is set with -ldflags "-X main.version=v1.2.3"; otherwise it comes

@@ -1,0 +1,118 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// Threshold is one --fail-if condition, FIELD OP VALUE, tested on every
+// limiter: the run fails when it holds for some limiter, as k6's
+// thresholds fail a test (but written as the failing condition).
+type Threshold struct {
+	Text  string // as given
+	Field string
+	Op    string
+	Value float64
+}
+
+var thresholdRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$`)
+
+// ParseThreshold parses "overshoot>1.05" or "pass_pct < 60". Field is a
+// per-limiter field of summary.json holding a number, or pass_pct (100 ·
+// pass_ratio); see SummaryFields. Errors are one line listing the fields
+// or the operators.
+func ParseThreshold(s string) (Threshold, error) {
+	m := thresholdRE.FindStringSubmatch(s)
+	if m == nil {
+		return Threshold{}, fmt.Errorf("--fail-if %q is not FIELD OP NUMBER; write for example --fail-if 'overshoot>1.05' (operators > >= < <= == !=)", s)
+	}
+	t := Threshold{Text: strings.TrimSpace(s), Field: strings.ToLower(m[1]), Op: m[2]}
+	fields := SummaryFields()
+	if !slices.Contains(fields, t.Field) {
+		hint := ""
+		if near, ok := suggest.Nearest(t.Field, fields); ok {
+			hint = fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		return Threshold{}, fmt.Errorf("--fail-if %q: unknown field %q%s; fields: %s", s, m[1], hint, strings.Join(fields, ", "))
+	}
+	v, err := strconv.ParseFloat(m[3], 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Threshold{}, fmt.Errorf("--fail-if %q: %q is not a number; write for example --fail-if '%s%s1.05'", s, m[3], t.Field, t.Op)
+	}
+	t.Value = v
+	return t, nil
+}
+
+// holds reports whether x OP Value.
+func (t Threshold) holds(x float64) bool {
+	switch t.Op {
+	case ">":
+		return x > t.Value
+	case ">=":
+		return x >= t.Value
+	case "<":
+		return x < t.Value
+	case "<=":
+		return x <= t.Value
+	case "==":
+		return x == t.Value
+	case "!=":
+		return x != t.Value
+	}
+	return false
+}
+
+// Crossing is one limiter for which one threshold holds.
+type Crossing struct {
+	Label, Spec string
+	Threshold   Threshold
+	// Value is the field's value as summary.json writes it.
+	Value string
+}
+
+func (c Crossing) String() string {
+	return fmt.Sprintf("%s: %s is %s, crossing --fail-if '%s' (%s)", c.Label, c.Threshold.Field, c.Value, c.Threshold.Text, c.Spec)
+}
+
+// Check tests every threshold on every limiter of res, with the values
+// summary.json holds, and returns the crossings, limiters in order, then
+// thresholds in order. A field that is null for a limiter (smooth_bound of
+// a limiter without buckets) is not tested for it.
+func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
+	s, _, err := summaryOf(res)
+	if err != nil {
+		return nil, err
+	}
+	labels := Labels(res)
+	var out []Crossing
+	for i, fields := range s.Algorithms {
+		values := map[string]string{}
+		for _, f := range fields {
+			if f.isNumber() {
+				values[f.Key] = string(f.Raw)
+			}
+		}
+		if r, ok := values["pass_ratio"]; ok {
+			x, _ := strconv.ParseFloat(r, 64)
+			values["pass_pct"] = strconv.FormatFloat(100*x, 'f', 4, 64)
+		}
+		for _, t := range thresholds {
+			raw, ok := values[t.Field]
+			if !ok {
+				continue
+			}
+			x, _ := strconv.ParseFloat(raw, 64)
+			if t.holds(x) {
+				out = append(out, Crossing{Label: labels[i], Spec: res.Algorithms[i].Spec, Threshold: t, Value: raw})
+			}
+		}
+	}
+	return out, nil
+}
