@@ -200,6 +200,9 @@ func (r *Report) columns() (header []string, rows [][]string) {
 		for _, want := range defaultColumns {
 			for i, h := range full {
 				if h == want || strings.HasSuffix(want, "/") && strings.HasPrefix(h, want) {
+					if i > 0 && allDash(fullRows, i) {
+						break // smooth bound without a limiter that has one
+					}
 					keep = append(keep, i)
 					break
 				}
@@ -221,6 +224,15 @@ func (r *Report) columns() (header []string, rows [][]string) {
 		rows = append(rows, row)
 	}
 	return header, rows
+}
+
+func allDash(rows [][]string, col int) bool {
+	for _, r := range rows {
+		if r[col] != "-" {
+			return false
+		}
+	}
+	return true
 }
 
 // specLines lists each label beside its full spec, once.

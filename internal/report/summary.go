@@ -131,7 +131,8 @@ func JSON(w io.Writer, r *Report) error {
 
 // CSV writes one row per limiter: the run-level fields of summary.json
 // (scenario, limit, ...) repeated on every row, then every field of the
-// limiter, in the file's order. null is an empty cell.
+// limiters, in the file's order (a field only some limiters have, such as
+// late_admissions, is empty for the others). null is an empty cell.
 func CSV(w io.Writer, r *Report) error {
 	s, _, err := summaryOf(r.Result)
 	if err != nil {
@@ -140,21 +141,34 @@ func CSV(w io.Writer, r *Report) error {
 	if len(s.Algorithms) == 0 {
 		return errors.New("no algorithms to report")
 	}
-	var header []string
+	var keys []string // the limiters' keys, in order of first appearance
 	seen := map[string]bool{}
-	for _, f := range s.Algorithms[0] {
-		seen[f.Key] = true
+	for _, fields := range s.Algorithms {
+		for i, f := range fields {
+			if !seen[f.Key] {
+				seen[f.Key] = true
+				// After the key written before it, so the file's order holds.
+				at := len(keys)
+				if i > 0 {
+					for k, key := range keys {
+						if key == fields[i-1].Key {
+							at = k + 1
+						}
+					}
+				}
+				keys = append(keys[:at], append([]string{f.Key}, keys[at:]...)...)
+			}
+		}
 	}
 	var top []Field
+	var header []string
 	for _, f := range s.Top {
 		if !seen[f.Key] {
 			top = append(top, f)
 			header = append(header, f.Key)
 		}
 	}
-	for _, f := range s.Algorithms[0] {
-		header = append(header, f.Key)
-	}
+	header = append(header, keys...)
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return err
@@ -164,8 +178,12 @@ func CSV(w io.Writer, r *Report) error {
 		for _, f := range top {
 			row = append(row, f.text())
 		}
+		byKey := map[string]string{}
 		for _, f := range fields {
-			row = append(row, f.text())
+			byKey[f.Key] = f.text()
+		}
+		for _, k := range keys {
+			row = append(row, byKey[k])
 		}
 		if err := cw.Write(row); err != nil {
 			return err
