@@ -188,7 +188,7 @@ func TestLabels(t *testing.T) {
 func TestThresholds(t *testing.T) {
 	r := fixed()
 	var ts []Threshold
-	for _, s := range []string{"overshoot>1.05", "pass_pct < 60", "smooth_bound>=1.5", "late_admissions!=0", "wait_p99_ms==500"} {
+	for _, s := range []string{"overshoot>1.05", "pass_pct < 60", "smooth_bound>=1.5", "late_admissions!=0", "wait_p99_ms==500", "max_window_passed>=500"} {
 		th, err := ParseThreshold(s)
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -205,9 +205,11 @@ func TestThresholds(t *testing.T) {
 	}
 	want := []string{
 		"fixed-window overshoot 2.000000",
+		"fixed-window max_window_passed 1000",
 		"leap-array N=2 pass_pct 50.0000",
 		"leap-array N=2 smooth_bound 1.500000",
 		"leap-array N=2 late_admissions 2",
+		"leap-array N=2 max_window_passed ≥500",
 		"leaky-bucket pass_pct 35.0000",
 		"leaky-bucket wait_p99_ms 500",
 	}

@@ -99,6 +99,11 @@ func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 				values[f.Key] = string(f.Raw)
 			}
 		}
+		// A maximum that is only a lower bound is shown as one.
+		lower := map[string]bool{}
+		if late, ok := values["late_admissions"]; ok && late != "0" {
+			lower["max_window_passed"], lower["overshoot"] = true, true
+		}
 		if r, ok := values["pass_ratio"]; ok {
 			x, _ := strconv.ParseFloat(r, 64)
 			values["pass_pct"] = strconv.FormatFloat(100*x, 'f', 4, 64)
@@ -110,6 +115,9 @@ func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 			}
 			x, _ := strconv.ParseFloat(raw, 64)
 			if t.holds(x) {
+				if lower[t.Field] {
+					raw = simulator.LowerBound + raw
+				}
 				out = append(out, Crossing{Label: labels[i], Spec: res.Algorithms[i].Spec, Threshold: t, Value: raw})
 			}
 		}
