@@ -85,7 +85,7 @@ status 3, its files written.`,
 	}
 	opts.Source.addFlags(cmd)
 	f := cmd.Flags()
-	f.StringArrayVar(&opts.Algos, "algo", nil, "limiter spec NAME[:key=value,...]; repeat it; replaces the scenario's set")
+	f.StringArrayVar(&opts.Algos, "algo", nil, "limiter spec NAME[:key=v,...], repeatable; replaces the scenario's")
 	f.DurationVar(&opts.Bin, "bin", simulator.DefaultBin, "width of a series bin")
 	f.DurationVar(&opts.Window, "window", simulator.DefaultWindow, "sliding window behind max_window_passed")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (default out/<scenario or trace name>)")
@@ -95,8 +95,8 @@ status 3, its files written.`,
 	f.DurationVar(&opts.From, "from", 0, "chart only: start of the zoom")
 	f.DurationVar(&opts.To, "to", 0, "chart only: end of the zoom")
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the summary table")
-	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json (summary.json), csv or md")
-	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if FIELD OP NUMBER holds for a limiter, e.g. 'overshoot>1.05'; repeat it")
+	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
+	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
 	return cmd
 }
 

@@ -31,7 +31,7 @@ type sourceOptions struct {
 
 func (o *sourceOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.Trace, "trace", "", "replay a CSV trace (header t_ms, one arrival per line, in file order); - reads stdin")
+	f.StringVar(&o.Trace, "trace", "", "replay a CSV trace (header t_ms, one time per line); - is stdin")
 	f.Float64Var(&o.Limit, "limit", 0, "replace the scenario's limit in req/s; its traffic scales with it")
 	f.DurationVar(&o.Duration, "duration", 0, "replace the scenario's duration (not with --trace)")
 	f.Uint64Var(&o.Seed, "seed", 0, "replace the scenario's random seed (not with --trace)")

@@ -49,8 +49,8 @@ func NewCmdTune(io *IOStreams, runF func(context.Context, *TuneOptions) error) *
 		Long: `Tune runs Sentinel's leap-array at several sample counts, in parallel, on
 the same arrivals, and shows what each costs and lets through: passed %,
 the largest number of passes in any sliding window against the limit (the
-overshoot) beside the seed articles' smooth-traffic figure 1 + 1/N, the peak
-bin, the state size and the time per decision.
+overshoot) beside the smooth bound 1 + 1/N of the seed articles, the peak
+bin and the state size.
 
 The sliding window behind the overshoot is --window, which defaults to
 --interval: the window leap-array itself limits.
@@ -83,7 +83,7 @@ most 1.05, and exits with status 3 if no N tried reaches it.`,
 	f.DurationVar(&opts.Window, "window", 0, "sliding window behind max_window_passed (default --interval)")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (default out/<scenario>-tune)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
-	f.Float64Var(&opts.Target, "target", 0, "name the smallest N whose overshoot is at most this, e.g. 1.05 (exit 3 if none)")
+	f.Float64Var(&opts.Target, "target", 0, "name the smallest N with overshoot at most this (exit 3 if none)")
 	return cmd
 }
 
