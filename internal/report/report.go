@@ -52,8 +52,9 @@ var Formats = map[string]Renderer{
 // FormatNames lists the formats, table first.
 var FormatNames = []string{"table", "json", "csv", "md"}
 
-// Context is the line above the table: what ran, over which span, with
-// which settings.
+// Context is the line above the table: what ran, over which span (to the
+// microsecond: a trace's run ends 1 ns after its last arrival), with which
+// settings.
 func (r *Report) Context() string {
 	res := r.Result
 	var arrived int64
@@ -62,7 +63,8 @@ func (r *Report) Context() string {
 	}
 	parts := []string{
 		res.Scenario,
-		fmt.Sprintf("%s to %s (%s)", Duration(res.Start), Duration(res.End), Duration(res.End-res.Start)),
+		fmt.Sprintf("%s to %s (%s)", Duration(res.Start.Round(time.Microsecond)), Duration(res.End.Round(time.Microsecond)),
+			Duration((res.End - res.Start).Round(time.Microsecond))),
 		plural(arrived, "arrival"),
 		"limit " + Number(res.Limit) + "/s",
 		"bin " + res.Bin.String(),
