@@ -41,9 +41,20 @@ func Table(w io.Writer, r *Report) error {
 		}
 	}
 	var b strings.Builder
-	for _, line := range wrap(r.Context(), fit, 2) {
-		b.WriteString(line + "\n")
+	// The context line breaks between its parts, not inside one.
+	line := ""
+	for _, part := range strings.Split(r.Context(), " · ") {
+		switch {
+		case line == "":
+			line = part
+		case width(line)+3+width(part) <= fit:
+			line += " · " + part
+		default:
+			b.WriteString(line + " ·\n")
+			line = "  " + part
+		}
 	}
+	b.WriteString(line + "\n")
 	b.Write(table.Bytes())
 	if len(hidden) > 0 {
 		for _, line := range wrap(fmt.Sprintf("hidden to fit %d columns: %s (--wide shows them)", fit, strings.Join(hidden, ", ")), fit, 2) {
