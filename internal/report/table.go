@@ -50,7 +50,7 @@ func Table(w io.Writer, r *Report) error {
 		case width(line)+3+width(part) <= fit:
 			line += " · " + part
 		default:
-			b.WriteString(line + " ·\n")
+			b.WriteString(line + "\n")
 			line = "  " + part
 		}
 	}
