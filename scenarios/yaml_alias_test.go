@@ -59,3 +59,29 @@ phases:
 		t.Errorf("error %v", err)
 	}
 }
+
+// Aliases and merge keys never make Parse panic or fail in more than one
+// line, and what it accepts is valid.
+func FuzzParseAliases(f *testing.F) {
+	for _, seed := range []string{
+		"limit: 10\nduration: 2s\nphases:\n  - &a {type: constant, rate: 5, duration: 1s}\n  - *a\n",
+		"limit: 10\nduration: 2s\nphases:\n  - &a {type: constant, rate: 5}\n  - <<: *a\n    start: 1s\n",
+		"limit: 10\nduration: 2s\nphases:\n  - &a {type: burst, count: 3}\n  - <<: [*a, {from: 1s}]\n",
+		"limit: 10\nduration: 2s\nphases: &p [{type: constant, rate: 1}]\n",
+		"limit: 10\nduration: 2s\nphases:\n  - <<: *nope\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data, "fuzz.yaml")
+		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "fuzz.yaml") {
+				t.Fatalf("error not one line naming the file: %q", msg)
+			}
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("accepted an invalid scenario: %v", err)
+		}
+	})
+}
