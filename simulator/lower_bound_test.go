@@ -1,6 +1,9 @@
 package simulator
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // A maximum that is only a lower bound reads "≥" in both tables, and so
 // does the overshoot computed from it.
@@ -30,5 +33,11 @@ func TestTablesMarkLowerBounds(t *testing.T) {
 	_, trows := TuneTable(tr)
 	if trows[0][4] != "≥102" || trows[0][5] != "≥1.020" {
 		t.Errorf("tune row %v lacks the lower-bound marks", trows[0])
+	}
+}
+
+func TestLeapArraySpecHasNoExponent(t *testing.T) {
+	if got := LeapArraySpec(1e6, 10, time.Second); got != "leap-array:limit=1000000,sample-count=10,interval=1s" {
+		t.Errorf("LeapArraySpec(1e6, ...) = %s", got)
 	}
 }

@@ -22,7 +22,7 @@ func Tune(ctx context.Context, open func() (scenarios.Stream, error), limit floa
 
 // LeapArraySpec is the spec Tune gives algorithms.New for one sample count.
 func LeapArraySpec(limit float64, sampleCount int, interval time.Duration) string {
-	return fmt.Sprintf("leap-array:limit=%v,sample-count=%d,interval=%v", limit, sampleCount, interval)
+	return fmt.Sprintf("leap-array:limit=%s,sample-count=%d,interval=%v", fmtExact(limit), sampleCount, interval)
 }
 
 func tune(ctx context.Context, open func() (scenarios.Stream, error), limit float64, interval time.Duration,
