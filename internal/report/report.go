@@ -285,23 +285,7 @@ func wrap(text string, w, indent int) []string {
 // numbers, in file order, plus pass_pct (100 · pass_ratio): the fields
 // --fail-if can test.
 func SummaryFields() []string {
-	res := &simulator.Result{Bin: time.Millisecond, Window: time.Second, Algorithms: []simulator.AlgoResult{{
-		Spec: "x", Name: "x", SampleCount: 1, LateAdmissions: 1, HasMaxWindow: true,
-	}}}
-	var b strings.Builder
-	if err := simulator.WriteSummaryJSON(&b, res); err != nil {
-		panic(err)
-	}
-	s, err := ParseSummary([]byte(b.String()))
-	if err != nil {
-		panic(err)
-	}
-	var names []string
-	for _, f := range s.Algorithms[0] {
-		if f.isNumber() || f.isNull() {
-			names = append(names, f.Key)
-		}
-	}
+	names := simulator.SummaryNumberFields()
 	if i := slices.Index(names, "pass_ratio"); i >= 0 {
 		names = slices.Insert(names, i+1, "pass_pct")
 	}
