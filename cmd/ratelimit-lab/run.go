@@ -63,9 +63,10 @@ content instead, --format csv one CSV row per limiter with every field,
 --format md a Markdown table; the "wrote" line then goes to stderr.
 
 --fail-if FIELD OP NUMBER (repeatable) tests every limiter's summary.json
-field, e.g. --fail-if 'overshoot>1.05' or --fail-if 'pass_pct<60'; if any
-holds, the run says which limiter crossed which threshold and exits with
-status 3, its files written.`,
+field, e.g. --fail-if 'overshoot>1.05' or --fail-if 'pass_pct<60'
+(NAME.FIELD tests only the limiters of that name: 'leap-array.overshoot>1.1');
+if any holds, the run says which limiter crossed which threshold and exits
+with status 3, its files written.`,
 		Example: `  ratelimit-lab run boundary-burst
   ratelimit-lab run boundary-burst --from 0.8s --to 1.3s
   ratelimit-lab run adversarial --algo leap-array:sample-count=1000 --algo fixed-window
@@ -96,7 +97,7 @@ status 3, its files written.`,
 	f.DurationVar(&opts.To, "to", 0, "chart only: end of the zoom")
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the summary table")
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
-	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
+	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
 	return cmd
 }
 
@@ -179,9 +180,13 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if !ok {
 		return fmt.Errorf("--format %q is unknown; use one of %s", opts.Format, strings.Join(report.FormatNames, ", "))
 	}
+	var names []string // the registry names summary.json's "name" holds
+	for _, a := range algorithms.List() {
+		names = append(names, a.Name)
+	}
 	thresholds := make([]report.Threshold, len(opts.FailIf))
 	for i, s := range opts.FailIf {
-		t, err := report.ParseThreshold(s)
+		t, err := report.ParseThreshold(s, names...)
 		if err != nil {
 			return err
 		}

@@ -145,7 +145,8 @@ func TestFailIf(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
 		t.Error("summary.json not written when a threshold is crossed")
 	}
-	if _, stderr, code := run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir, "--fail-if", "overshoot>2"); code != 0 {
+	if _, stderr, code := run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir, "--fail-if", "overshoot>2",
+		"--fail-if", "leap-array.overshoot>1.05"); code != 0 {
 		t.Errorf("no crossing, exit %d: %s", code, stderr)
 	}
 }
@@ -283,6 +284,7 @@ func TestOwnMessages(t *testing.T) {
 		{[]string{"run", "poisson", "--format", "xml"}, `--format "xml" is unknown; use one of table, json, csv, md`},
 		{[]string{"run", "poisson", "--fail-if", "overshot>1"}, `unknown field "overshot" (did you mean "overshoot"?); fields: rate, arrived`},
 		{[]string{"run", "poisson", "--window", "9000h"}, "--window 9000h0m0s is longer than 8760h0m0s"},
+		{[]string{"run", "poisson", "--fail-if", "leap-aray.overshoot>1"}, `no algorithm is named "leap-aray" (did you mean "leap-array"?)`},
 		{[]string{"tune", "poisson", "--target", "0"}, "--target must be a positive overshoot"},
 	} {
 		out := filepath.Join(dir, strings.Join(tc.args[:2], "-"))

@@ -188,7 +188,7 @@ func TestLabels(t *testing.T) {
 func TestThresholds(t *testing.T) {
 	r := fixed()
 	var ts []Threshold
-	for _, s := range []string{"overshoot>1.05", "pass_pct < 60", "smooth_bound>=1.5", "late_admissions!=0", "wait_p99_ms==500", "max_window_passed>=500"} {
+	for _, s := range []string{"overshoot>1.05", "pass_pct < 60", "smooth_bound>=1.5", "late_admissions!=0", "wait_p99_ms==500", "max_window_passed>=500", "leaky-bucket.passed<400", "fixed-window.passed<400"} {
 		th, err := ParseThreshold(s)
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -212,13 +212,18 @@ func TestThresholds(t *testing.T) {
 		"leap-array N=2 max_window_passed ≥500",
 		"leaky-bucket pass_pct 35.0000",
 		"leaky-bucket wait_p99_ms 500",
+		"leaky-bucket passed 350",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("crossings:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
+	if _, err := ParseThreshold("leap-aray.overshoot>1", "fixed-window", "leap-array"); err == nil ||
+		err.Error() != `--fail-if "leap-aray.overshoot>1": no algorithm is named "leap-aray" (did you mean "leap-array"?); names: fixed-window, leap-array` {
+		t.Errorf("unknown name: %v", err)
+	}
 	for _, bad := range []struct{ in, want string }{
 		{"overshot>1.05", `unknown field "overshot" (did you mean "overshoot"?); fields: rate, arrived, passed`},
-		{"overshoot=>1", "is not FIELD OP NUMBER"},
+		{"overshoot=>1", "is not [NAME.]FIELD OP NUMBER"},
 		{"overshoot>abc", `"abc" is not a number`},
 		{"algorithm==x", `unknown field "algorithm"`},
 	} {

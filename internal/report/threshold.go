@@ -12,39 +12,52 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
-// Threshold is one --fail-if condition, FIELD OP VALUE, tested on every
-// limiter: the run fails when it holds for some limiter, as k6's
-// thresholds fail a test (but written as the failing condition).
+// Threshold is one --fail-if condition, [NAME.]FIELD OP VALUE, tested on
+// every limiter (or on those of registry name NAME): the run fails when it
+// holds for some limiter, as k6's thresholds fail a test (but written as the
+// failing condition).
 type Threshold struct {
-	Text  string // as given
+	Text string // as given
+	// Name, if not empty, restricts the test to limiters of that registry
+	// name ("leap-array").
+	Name  string
 	Field string
 	Op    string
 	Value float64
 }
 
-var thresholdRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$`)
+var thresholdRE = regexp.MustCompile(`^\s*(?:([a-z][a-z0-9-]*)\.)?([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$`)
 
-// ParseThreshold parses "overshoot>1.05" or "pass_pct < 60". Field is a
-// per-limiter field of summary.json holding a number, or pass_pct (100 ·
-// pass_ratio); see SummaryFields. Errors are one line listing the fields
-// or the operators.
-func ParseThreshold(s string) (Threshold, error) {
+// ParseThreshold parses "overshoot>1.05", "pass_pct < 60" or
+// "leap-array.overshoot>1.05". Field is a per-limiter field of summary.json
+// holding a number, or pass_pct (100 · pass_ratio); see SummaryFields; the
+// optional NAME is a registry name from names (nil: any name). Errors are
+// one line listing the fields, the names or the operators.
+func ParseThreshold(s string, names ...string) (Threshold, error) {
 	m := thresholdRE.FindStringSubmatch(s)
 	if m == nil {
-		return Threshold{}, fmt.Errorf("--fail-if %q is not FIELD OP NUMBER; write for example --fail-if 'overshoot>1.05' (operators > >= < <= == !=)", s)
+		return Threshold{}, fmt.Errorf("--fail-if %q is not [NAME.]FIELD OP NUMBER; write for example --fail-if 'overshoot>1.05' (operators > >= < <= == !=)", s)
 	}
-	t := Threshold{Text: strings.TrimSpace(s), Field: strings.ToLower(m[1]), Op: m[2]}
+	name, field, op, value := m[1], m[2], m[3], m[4]
+	if name != "" && len(names) > 0 && !slices.Contains(names, name) {
+		hint := ""
+		if near, ok := suggest.Nearest(name, names); ok {
+			hint = fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		return Threshold{}, fmt.Errorf("--fail-if %q: no algorithm is named %q%s; names: %s", s, name, hint, strings.Join(names, ", "))
+	}
+	t := Threshold{Text: strings.TrimSpace(s), Name: name, Field: strings.ToLower(field), Op: op}
 	fields := SummaryFields()
 	if !slices.Contains(fields, t.Field) {
 		hint := ""
 		if near, ok := suggest.Nearest(t.Field, fields); ok {
 			hint = fmt.Sprintf(" (did you mean %q?)", near)
 		}
-		return Threshold{}, fmt.Errorf("--fail-if %q: unknown field %q%s; fields: %s", s, m[1], hint, strings.Join(fields, ", "))
+		return Threshold{}, fmt.Errorf("--fail-if %q: unknown field %q%s; fields: %s", s, field, hint, strings.Join(fields, ", "))
 	}
-	v, err := strconv.ParseFloat(m[3], 64)
+	v, err := strconv.ParseFloat(value, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return Threshold{}, fmt.Errorf("--fail-if %q: %q is not a number; write for example --fail-if '%s%s1.05'", s, m[3], t.Field, t.Op)
+		return Threshold{}, fmt.Errorf("--fail-if %q: %q is not a number; write for example --fail-if '%s%s1.05'", s, value, t.Field, t.Op)
 	}
 	t.Value = v
 	return t, nil
@@ -110,7 +123,7 @@ func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 		}
 		for _, t := range thresholds {
 			raw, ok := values[t.Field]
-			if !ok {
+			if !ok || t.Name != "" && t.Name != res.Algorithms[i].Name {
 				continue
 			}
 			x, _ := strconv.ParseFloat(raw, 64)
