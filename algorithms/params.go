@@ -61,8 +61,9 @@ func divisorsNear(n int64, k int) string {
 	return fmt.Sprintf("%d or %d", below, above)
 }
 
-// formatFloat prints a float the shortest way that parses back exactly.
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// formatFloat prints a float the shortest way that parses back exactly, in
+// fixed notation: 1000000, never 1e+06, so a spec reads as it is written.
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // formatDuration prints a duration in Go syntax with a single unit where
 // one fits exactly ("1s", "500ms", "60s", "1500us"), so specs stay short.

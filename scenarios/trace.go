@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -26,15 +25,29 @@ type traceStream struct {
 	line   int
 	err    error
 	done   bool
+
+	// prev is the last timestamp; back counts the timestamps below the one
+	// before them, largest is the largest such step.
+	prev    time.Duration
+	back    int64
+	largest time.Duration
 }
 
+// StepsBack returns how many timestamps so far were below the one before
+// them (each a clock step back for the limiters) and the largest step.
+func (t *traceStream) StepsBack() (n int64, largest time.Duration) { return t.back, t.largest }
+
 // OpenTrace opens a trace file (see NewTraceReader). Close closes the file.
-func OpenTrace(path string) (Stream, error) {
+func OpenTrace(path string) (Stream, error) { return OpenTraceAs(path, path) }
+
+// OpenTraceAs opens the trace file at path and names it name in errors
+// ("stdin:3: ..." for a copy of standard input).
+func OpenTraceAs(path, name string) (Stream, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the trace (%s); check the path", path, oneLine(err.Error()))
+		return nil, fmt.Errorf("%s: cannot open the trace (%s); check the path", name, oneLine(err.Error()))
 	}
-	t := newTrace(f, path)
+	t := newTrace(f, name)
 	t.closer = f
 	return t, nil
 }
@@ -115,6 +128,11 @@ func (t *traceStream) Next() (Arrival, bool) {
 	if err != nil {
 		return t.fail("%v", err)
 	}
+	if t.line > 2 && d < t.prev {
+		t.back++
+		t.largest = max(t.largest, t.prev-d)
+	}
+	t.prev = d
 	return Arrival{At: d, Clock: d}, true
 }
 
@@ -138,9 +156,13 @@ func clip(s string) string {
 	return s
 }
 
-// maxMillisInt is the largest whole number of milliseconds that fits in a
-// time.Duration.
-const maxMillisInt = math.MaxInt64 / int64(time.Millisecond)
+// MaxTraceMillis bounds a trace's timestamps: 7,000,000,000,000 ms, about
+// 221 years (Unix milliseconds until the year 2191). The limiters count
+// nanoseconds in an int64 on Sentinel's clock (leaky-bucket's nanosecond
+// path adds an epoch of 1.6e18 ns), and the run adds windows, waits and
+// bins to the timestamps; every such sum stays below the int64 range only
+// up to here, so a later timestamp is rejected instead of wrapping.
+const MaxTraceMillis = 7_000_000_000_000
 
 // parseMillis converts decimal milliseconds ("1000.25") to an exact
 // duration, without going through floating point: "0.1" is exactly
@@ -169,12 +191,12 @@ func parseMillis(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s is not a decimal number of milliseconds; write digits with at most one '.', e.g. 1000.25", q)
 	}
 	intPart = strings.TrimLeft(intPart, "0")
-	tooLarge := fmt.Errorf("%s is too large; timestamps must be below %d ms (about 292 years)", q, maxMillisInt+1)
+	tooLarge := fmt.Errorf("%s is past the last time the lab can replay, %d ms (about 221 years from 0, Unix time until 2191): the limiters' nanosecond clocks would wrap; shift the trace nearer to 0", q, int64(MaxTraceMillis))
 	if len(intPart) > 19 {
 		return 0, tooLarge
 	}
 	ms, err := strconv.ParseInt("0"+intPart, 10, 64)
-	if err != nil || ms > maxMillisInt {
+	if err != nil || ms > MaxTraceMillis {
 		return 0, tooLarge
 	}
 	ns := ms * int64(time.Millisecond)
@@ -188,7 +210,7 @@ func parseMillis(s string) (time.Duration, error) {
 	if len(frac) > 6 && frac[6] >= '5' {
 		sub++ // round half up
 	}
-	if ns > math.MaxInt64-sub {
+	if ms == MaxTraceMillis && sub > 0 {
 		return 0, tooLarge
 	}
 	return time.Duration(ns + sub), nil
@@ -208,14 +230,19 @@ func allDigits(s string) bool {
 // A trace without arrivals is an error. Call it before streaming, so bad
 // input is caught before any output is written.
 func TraceSpan(path string) (start, end time.Duration, n int64, err error) {
-	st, err := OpenTrace(path)
+	return TraceSpanAs(path, path)
+}
+
+// TraceSpanAs is TraceSpan naming the file name in errors.
+func TraceSpanAs(path, name string) (start, end time.Duration, n int64, err error) {
+	st, err := OpenTraceAs(path, name)
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	defer st.Close()
 	start, end, n, err = span(st)
 	if err == nil && n == 0 {
-		err = fmt.Errorf("%s: the trace has no timestamps after the header; add one per line, in milliseconds", path)
+		err = fmt.Errorf("%s: the trace has no timestamps after the header; add one per line, in milliseconds", name)
 	}
 	return start, end, n, err
 }

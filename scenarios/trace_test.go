@@ -26,7 +26,7 @@ func TestTraceGood(t *testing.T) {
 		{"backwards", "t_ms\n1000\n200\n200\n1500\n", msList(1000, 200, 200, 1500)},
 		{"rounding past 6 decimals", "t_ms\n0.0000004\n0.0000005\n1.9999999\n", []time.Duration{0, 1, 2 * time.Millisecond}},
 		{"leading zeros and spaces", "t_ms\n  007.5 \n", []time.Duration{7500 * time.Microsecond}},
-		{"largest", "t_ms\n9223372036854.775807\n", []time.Duration{1<<63 - 1}},
+		{"largest", "t_ms\n7000000000000\n", []time.Duration{MaxTraceMillis * time.Millisecond}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,8 +63,10 @@ func TestTraceErrors(t *testing.T) {
 		{"two dots", "t_ms\n1.2.3\n", `t.csv:2: "1.2.3" is not a decimal number`},
 		{"bare dot", "t_ms\n.5\n", `t.csv:2: ".5" is not a decimal number`},
 		{"two columns", "t_ms\n1,2\n", `t.csv:2: "1,2" has more than one column`},
-		{"too large", "t_ms\n9223372036854.775808\n", "t.csv:2: \"9223372036854.775808\" is too large"},
-		{"far too large", "t_ms\n99999999999999999999999\n", "is too large"},
+		{"too large", "t_ms\n9223372036854.775808\n", "t.csv:2: \"9223372036854.775808\" is past the last time the lab can replay, 7000000000000 ms"},
+		{"far too large", "t_ms\n99999999999999999999999\n", "is past the last time"},
+		{"just past the bound", "t_ms\n7000000000000.000001\n", "is past the last time"},
+		{"near the int64 range", "t_ms\n9223372036853\n9223372036854.775807\n", "t.csv:2: \"9223372036853\" is past"},
 		{"long line", "t_ms\n" + strings.Repeat("1", 70000) + "\n", "t.csv:2: the line is longer than"},
 	}
 	for _, tc := range tests {

@@ -316,13 +316,80 @@ func keyLine(m *yaml.Node, keys ...string) int {
 	return 0
 }
 
-// phaseNode returns the mapping node of phase i.
+// phaseNode returns the mapping node of phase i, as the decoder reads it:
+// an alias (- *base) is the phase it names, and merge keys (<<: *base) are
+// expanded.
 func (p *parser) phaseNode(i int) *yaml.Node {
 	_, seq := get(p.root, "phases")
+	seq = resolve(seq)
 	if seq == nil || seq.Kind != yaml.SequenceNode || i >= len(seq.Content) {
 		return nil
 	}
-	return seq.Content[i]
+	return flatten(seq.Content[i])
+}
+
+// resolve follows aliases to the node they name.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// isMerge reports whether a mapping key is YAML's merge key <<.
+func isMerge(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && (k.ShortTag() == "!!merge" || k.Tag == "" && k.Value == "<<")
+}
+
+// flatten returns a mapping with its merge keys expanded as the decoder
+// expands them: keys written in the mapping win, then the merged mappings
+// in order (the first one of a sequence wins). Keys keep the line where
+// they are written, in the anchored mapping for merged ones.
+func flatten(n *yaml.Node) *yaml.Node {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return n
+	}
+	merges := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		merges = merges || isMerge(n.Content[i])
+	}
+	if !merges {
+		return n
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: n.Tag, Line: n.Line, Column: n.Column}
+	seen := map[string]bool{}
+	add := func(k, v *yaml.Node) {
+		if !seen[k.Value] {
+			seen[k.Value] = true
+			out.Content = append(out.Content, k, v)
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if !isMerge(n.Content[i]) {
+			add(n.Content[i], n.Content[i+1])
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if !isMerge(n.Content[i]) {
+			continue
+		}
+		v := resolve(n.Content[i+1])
+		var sources []*yaml.Node
+		if v != nil && v.Kind == yaml.SequenceNode {
+			sources = v.Content
+		} else {
+			sources = []*yaml.Node{v}
+		}
+		for _, src := range sources {
+			if m := flatten(src); m != nil && m.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(m.Content); j += 2 {
+					add(m.Content[j], m.Content[j+1])
+				}
+			}
+		}
+	}
+	return out
 }
 
 // wholeNumber checks that an integer key was written as a whole number

@@ -110,12 +110,15 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 		r.SampleCount = sc.SampleCount()
 	}
 	r.MaxWindowPassed, r.LateAdmissions = a.window.result()
+	if at, ok := a.window.busiest(); ok {
+		r.MaxWindowEnd, r.HasMaxWindow = time.Duration(at), true
+	}
 	r.WindowLimit = r.Rate * window.Seconds()
 	if r.WindowLimit > 0 {
 		r.Overshoot = float64(r.MaxWindowPassed) / r.WindowLimit
 	}
 	if r.SampleCount > 0 {
-		r.SmoothBound = r.WindowLimit * (1 + 1/float64(r.SampleCount))
+		r.SmoothBound = 1 + 1/float64(r.SampleCount)
 	}
 	q := a.waits.quantiles(50, 99)
 	r.WaitP50, r.WaitP99, r.WaitMax = q[0], q[1], a.waits.max

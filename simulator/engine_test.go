@@ -179,8 +179,8 @@ func TestSmoothBoundOnlyForSampleCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// alternate: rate 10, N = 2 → 10·1.5 per second.
-	if a := r.Algorithms[0]; a.SampleCount != 2 || a.SmoothBound != 15 || a.Name != "alternate" {
+	// alternate: N = 2 → the ratio 1 + 1/2, to compare with the overshoot.
+	if a := r.Algorithms[0]; a.SampleCount != 2 || a.SmoothBound != 1.5 || a.Name != "alternate" {
 		t.Errorf("alternate: %+v", a)
 	}
 	if q := r.Algorithms[1]; q.SampleCount != 0 || q.SmoothBound != 0 || q.Name != "queue" {

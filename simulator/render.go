@@ -115,6 +115,7 @@ type algoSummaryJS struct {
 	Blocked         int64   `json:"blocked"`
 	PassRatio       jsonNum `json:"pass_ratio"`
 	MaxWindowPassed int64   `json:"max_window_passed"`
+	MaxWindowEndMs  jsonNum `json:"max_window_end_ms"`
 	WindowMs        jsonNum `json:"window_ms"`
 	WindowLimit     jsonNum `json:"window_limit"`
 	Overshoot       jsonNum `json:"overshoot"`
@@ -135,8 +136,9 @@ func passRatio(passed, arrived int64) float64 {
 }
 
 // WriteSummaryJSON writes the run's summary as one JSON object, indented by
-// two spaces, with a trailing newline. smooth_bound is null for limiters
-// other than leap-array. The measured ns/decision is left out on purpose:
+// two spaces, with a trailing newline. smooth_bound is the ratio 1 + 1/N,
+// null for limiters without a sample count; max_window_end_ms is null when
+// nothing passed. The measured ns/decision is left out on purpose:
 // it changes from run to run and the file is meant to be reproducible.
 func WriteSummaryJSON(w io.Writer, r *Result) error {
 	s := summaryJSON{
@@ -169,6 +171,9 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		}
 		if a.SampleCount > 0 {
 			js.SmoothBound = jsonNum(fmtRatio(a.SmoothBound))
+		}
+		if a.HasMaxWindow {
+			js.MaxWindowEndMs = jsonNum(fmtMs(a.MaxWindowEnd))
 		}
 		s.Algorithms[i] = js
 	}
@@ -207,9 +212,11 @@ func WriteTuneCSV(w io.Writer, t *TuneResult) error {
 	return bw.Flush()
 }
 
-// SummaryTable returns the terminal table of a run: one row per algorithm.
-// "smooth bound" is leap-array's limit·(1+1/N) per window, beside the
-// measured "max/window"; "-" for other limiters.
+// SummaryTable returns the terminal table of a run, every column: one row
+// per algorithm. "smooth bound" is the ratio 1 + 1/N of limiters with a
+// sample count N, beside the measured "overshoot"; "-" for the others. A
+// maximum that is only a lower bound (late admissions) reads "≥102", and so
+// does the overshoot derived from it.
 func SummaryTable(r *Result) (header []string, rows [][]string) {
 	header = []string{
 		"algorithm", "arrived", "passed", "blocked", "pass %",
@@ -219,11 +226,12 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 	for _, a := range r.Algorithms {
 		smooth := "-"
 		if a.SampleCount > 0 {
-			smooth = strconv.FormatFloat(a.SmoothBound, 'f', 1, 64)
+			smooth = strconv.FormatFloat(a.SmoothBound, 'f', 3, 64)
 		}
 		maxw := itoa(a.MaxWindowPassed)
+		over := strconv.FormatFloat(a.Overshoot, 'f', 3, 64)
 		if a.LateAdmissions > 0 {
-			maxw = "≥" + maxw
+			maxw, over = LowerBound+maxw, LowerBound+over
 		}
 		rows = append(rows, []string{
 			a.Spec,
@@ -233,7 +241,7 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 			strconv.FormatFloat(100*passRatio(a.Passed, a.Arrived), 'f', 1, 64),
 			maxw,
 			strconv.FormatFloat(a.WindowLimit, 'f', 1, 64),
-			strconv.FormatFloat(a.Overshoot, 'f', 3, 64),
+			over,
 			smooth,
 			itoa(a.PeakBinPassed),
 			shortDur(a.WaitP50),
@@ -246,30 +254,37 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 	return header, rows
 }
 
+// LowerBound marks a number that is only a lower bound: "≥102".
+const LowerBound = "≥"
+
 // TuneTable returns the terminal table of a tune run: one row per sample
-// count, the measured overshoot beside the articles' 1 + 1/N.
+// count that ran (skipped ones are left out; their Skipped says why), the
+// measured overshoot beside the smooth bound 1 + 1/N. The time per decision
+// is left to tune.csv: at this scale it is noise.
 func TuneTable(t *TuneResult) (header []string, rows [][]string) {
 	header = []string{
-		"sample count", "bucket", "passed", "passed %", "max/" + shortDur(t.Window),
-		"overshoot", "smooth 1+1/N", "peak/" + shortDur(t.Bin), "state B", "ns/decision",
+		"N", "bucket", "passed", "pass %", "max/" + shortDur(t.Window),
+		"overshoot", "smooth bound", "peak/" + shortDur(t.Bin), "state B",
 	}
 	for _, row := range t.Rows {
 		if row.Skipped != "" {
-			rows = append(rows, []string{strconv.Itoa(row.SampleCount), "skipped: " + row.Skipped,
-				"", "", "", "", "", "", "", ""})
 			continue
+		}
+		maxw := itoa(row.MaxWindowPassed)
+		over := strconv.FormatFloat(row.Overshoot, 'f', 3, 64)
+		if row.LateAdmissions > 0 {
+			maxw, over = LowerBound+maxw, LowerBound+over
 		}
 		rows = append(rows, []string{
 			strconv.Itoa(row.SampleCount),
 			shortDur(row.Bucket),
 			itoa(row.Passed),
 			strconv.FormatFloat(row.PassedPct, 'f', 1, 64),
-			itoa(row.MaxWindowPassed),
-			strconv.FormatFloat(row.Overshoot, 'f', 3, 64),
+			maxw,
+			over,
 			strconv.FormatFloat(row.SmoothBound, 'f', 3, 64),
 			itoa(row.PeakBinPassed),
 			strconv.Itoa(row.StateBytes),
-			strconv.FormatFloat(row.NsPerDecision, 'f', 1, 64),
 		})
 	}
 	return header, rows

@@ -38,7 +38,7 @@ func fixedResult() *Result {
 				Spec: "leap-array:limit=100,sample-count=3,interval=1s", Name: "leap-array", Rate: 100,
 				SampleCount: 3, StateBytes: 96,
 				Arrived: 30, Passed: 30, MaxWindowPassed: 30, WindowLimit: 100, Overshoot: 0.3,
-				SmoothBound: 100 * (1 + 1.0/3), PeakBinPassed: 20,
+				SmoothBound: 1 + 1.0/3, PeakBinPassed: 20, MaxWindowEnd: 100 * time.Millisecond, HasMaxWindow: true,
 				Bins: []Bin{{Arrived: 20, Passed: 20}, {Arrived: 10, Passed: 10}, {}},
 			},
 			{
@@ -103,7 +103,7 @@ func TestGoldenSummaryJSON(t *testing.T) {
 	if algos[0].(map[string]any)["smooth_bound"] != nil {
 		t.Error("smooth_bound of fixed-window is not null")
 	}
-	if got := algos[1].(map[string]any)["smooth_bound"]; got != 133.333333 {
+	if got := algos[1].(map[string]any)["smooth_bound"]; got != 1.333333 {
 		t.Errorf("smooth_bound of leap-array = %v", got)
 	}
 }
@@ -143,11 +143,11 @@ func TestTuneCSVAndTables(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	h, rows := TuneTable(tr)
-	if len(rows) != 2 || len(rows[0]) != len(h) || len(rows[1]) != len(h) || !strings.HasPrefix(rows[1][1], "skipped") {
+	if len(rows) != 1 || len(rows[0]) != len(h) || rows[0][0] != "2" || rows[0][6] != "1.500" || h[6] != "smooth bound" {
 		t.Errorf("tune table %v %v", h, rows)
 	}
 	h, rows = SummaryTable(fixedResult())
-	if len(rows) != 3 || rows[1][8] != "133.3" || rows[0][8] != "-" || h[8] != "smooth bound" {
+	if len(rows) != 3 || rows[1][8] != "1.333" || rows[0][8] != "-" || h[8] != "smooth bound" {
 		t.Errorf("summary table %v %v", h, rows)
 	}
 	for _, r := range rows {

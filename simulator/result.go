@@ -36,13 +36,19 @@ type AlgoResult struct {
 	MaxWindowPassed int64
 	WindowLimit     float64
 	Overshoot       float64
-	// SmoothBound is the seed articles' limit·(1+1/N) figure for leap-array
-	// (0 for other limiters), in requests per Window.
+	// SmoothBound is the seed articles' smooth-traffic figure 1 + 1/N for
+	// limiters with a sample count N (0 for the others), a ratio to compare
+	// with Overshoot.
 	SmoothBound float64
 	// LateAdmissions counts admissions that came more than Config.Reorder
 	// behind the latest admission time seen; when it is not zero,
 	// MaxWindowPassed is a lower bound instead of exact (see windowMax).
 	LateAdmissions int64
+	// MaxWindowEnd is the end t of the first window (t−Window, t] that holds
+	// MaxWindowPassed admissions, in true time; HasMaxWindow is false when
+	// nothing was admitted.
+	MaxWindowEnd time.Duration
+	HasMaxWindow bool
 	// PeakBinPassed is the largest number of admissions in one bin.
 	PeakBinPassed int64
 	// Wait percentiles over the passes.
@@ -82,6 +88,9 @@ type TuneRow struct {
 	Arrived, Passed int64
 	PassedPct       float64
 	MaxWindowPassed int64
+	// LateAdmissions as in AlgoResult: when not 0, MaxWindowPassed and
+	// Overshoot are lower bounds.
+	LateAdmissions int64
 	// Overshoot is MaxWindowPassed divided by the limit over Window.
 	Overshoot float64
 	// SmoothBound is the articles' smooth-traffic figure 1 + 1/N.

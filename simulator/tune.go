@@ -22,7 +22,7 @@ func Tune(ctx context.Context, open func() (scenarios.Stream, error), limit floa
 
 // LeapArraySpec is the spec Tune gives algorithms.New for one sample count.
 func LeapArraySpec(limit float64, sampleCount int, interval time.Duration) string {
-	return fmt.Sprintf("leap-array:limit=%v,sample-count=%d,interval=%v", limit, sampleCount, interval)
+	return fmt.Sprintf("leap-array:limit=%s,sample-count=%d,interval=%v", fmtExact(limit), sampleCount, interval)
 }
 
 func tune(ctx context.Context, open func() (scenarios.Stream, error), limit float64, interval time.Duration,
@@ -86,6 +86,7 @@ func tune(ctx context.Context, open func() (scenarios.Stream, error), limit floa
 		row.Arrived, row.Passed = a.Arrived, a.Passed
 		row.PassedPct = 100 * passRatio(a.Passed, a.Arrived)
 		row.MaxWindowPassed = a.MaxWindowPassed
+		row.LateAdmissions = a.LateAdmissions
 		row.Overshoot = a.Overshoot
 		row.SmoothBound = 1 + 1/float64(row.SampleCount)
 		row.PeakBinPassed = a.PeakBinPassed

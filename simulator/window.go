@@ -52,7 +52,9 @@ type windowMax struct {
 	hi      int64
 	any     bool
 	settled int64
-	late    int64
+	// settledAt is the right end of the first window that holds settled.
+	settledAt int64
+	late      int64
 }
 
 func newWindowMax(window, reorder time.Duration) *windowMax {
@@ -122,7 +124,7 @@ func (m *windowMax) settle(nb int64) {
 			lo++
 		}
 		if c := int64(i + 1 - lo); c > m.settled {
-			m.settled = c
+			m.settled, m.settledAt = c, r
 		}
 	}
 	m.b, m.bSet = nb, true
@@ -139,6 +141,10 @@ func (m *windowMax) settle(nb int64) {
 		m.head = 0
 	}
 }
+
+// busiest returns the right end r of the first window (r−W, r] that holds
+// the maximum (call it after result); false when nothing was admitted.
+func (m *windowMax) busiest() (int64, bool) { return m.settledAt, m.settled > 0 }
 
 // result settles the remaining windows and returns the maximum and the
 // number of late admissions (0 means the maximum is exact).

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
@@ -35,7 +36,7 @@ func listRun(io *IOStreams) error {
 	for _, s := range scenarios.Catalog() {
 		rows = append(rows, []string{s.Name, fmt.Sprintf("%g/s", s.Limit), seconds(s.Duration), s.Description})
 	}
-	if err := renderTextTable(io.Out, []string{"name", "limit", "duration", "traffic"}, rows); err != nil {
+	if err := report.WriteTextTable(io.Out, []string{"name", "limit", "duration", "traffic"}, rows, io.Width); err != nil {
 		return err
 	}
 	fmt.Fprintln(io.Out, "\nAlgorithms (spec: NAME[:key=value,...])")
@@ -55,7 +56,7 @@ func listRun(io *IOStreams) error {
 		}
 		rows = append(rows, []string{name, strings.Join(params, ","), a.Reference})
 	}
-	return renderTextTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows)
+	return report.WriteTextTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows, io.Width)
 }
 
 // seconds prints a duration as "60s" rather than "1m0s".

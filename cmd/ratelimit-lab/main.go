@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -17,7 +18,12 @@ func main() {
 	if err := newRootCmd(io).ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+oneLine(err.Error()))
 		stop()
-		os.Exit(1)
+		code := 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		os.Exit(code)
 	}
 }
 

@@ -200,8 +200,7 @@ func TestTuneGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ns per decision is measured, so it is masked.
-	stdout = regexp.MustCompile(`│ +[0-9.]+ +│\n`).ReplaceAllString(stdout, "│ (ns) │\n")
+	// The table has no measured time per decision; tune.csv has, masked.
 	stdout = strings.ReplaceAll(stdout, dir, "OUT")
 	golden(t, "tune-boundary-burst-small.txt", []byte(stdout))
 	csv := string(readFile(t, filepath.Join(dir, "tune.csv")))
@@ -264,7 +263,7 @@ func TestBadInput(t *testing.T) {
 		{"negative window", []string{"run", "poisson", "--window=-1s"}, "--window must be positive"},
 		{"unwritable out", []string{"run", "poisson", "--out", filepath.Join(notDir, "sub")}, "file.txt"},
 		{"zoom outside", []string{"run", "boundary-burst", "--from", "5s"}, "--from 5s is outside the run"},
-		{"zoom reversed", []string{"run", "boundary-burst", "--from", "2s", "--to", "1s"}, "is not before --to"},
+		{"zoom reversed", []string{"run", "boundary-burst", "--from", "2s", "--to", "1s"}, "--from 2s is after --to 1s"},
 		{"bad chart", []string{"run", "boundary-burst", "--chart", "pie"}, `chart mode "pie"`},
 		{"tune bad counts", []string{"tune", "poisson", "--sample-counts", "0"}, "at least 1"},
 		{"nothing to run", []string{"run"}, "name a scenario"},

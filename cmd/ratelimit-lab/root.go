@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,10 +22,26 @@ type IOStreams struct {
 	Out, ErrOut io.Writer
 	// ErrTTY reports whether ErrOut is a terminal (progress bars go there).
 	ErrTTY bool
+	// Width is the number of columns tables must fit; 0 means 100.
+	Width int
+	// In is where --trace - reads from.
+	In io.Reader
 }
 
 func systemIO() *IOStreams {
-	return &IOStreams{Out: os.Stdout, ErrOut: os.Stderr, ErrTTY: term.IsTerminal(int(os.Stderr.Fd()))}
+	return &IOStreams{Out: os.Stdout, ErrOut: os.Stderr, ErrTTY: term.IsTerminal(int(os.Stderr.Fd())), Width: terminalWidth(), In: os.Stdin}
+}
+
+// terminalWidth is $COLUMNS if set, else the width of the terminal on
+// stdout, else 0 (tables then fit 100 columns).
+func terminalWidth() int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 0
 }
 
 // version is set with -ldflags "-X main.version=v1.2.3"; otherwise it comes
@@ -58,7 +76,9 @@ the decisions its reference makes.`,
   ratelimit-lab list`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetFlagErrorFunc(flagError)
@@ -79,13 +99,44 @@ the decisions its reference makes.`,
 }
 
 // flagError adds the nearest flag name and where to read about the flags
-// to pflag's "unknown flag: --limt".
+// to pflag's "unknown flag: --limt", and rewrites pflag's "invalid
+// argument" messages as what the flag expects.
 func flagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
+	if m := invalidArgRE.FindStringSubmatch(msg); m != nil {
+		if f := cmd.Flags().Lookup(m[2]); f != nil {
+			if want := expects(f); want != "" {
+				msg = fmt.Sprintf("--%s %q: %s", m[2], m[1], want)
+			}
+		}
+	}
 	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
 		var names []string
 		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 		msg += suggest.DidYouMean(name, names)
 	}
 	return fmt.Errorf("%s (see '%s --help')", msg, cmd.CommandPath())
+}
+
+// invalidArgRE matches pflag's `invalid argument "-1" for "--seed" flag: ...`
+// (the flag may read "-q, --quiet").
+var invalidArgRE = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: `)
+
+// expects says what a flag takes, by its type, with an example.
+func expects(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "uint64", "uint":
+		return fmt.Sprintf("--%s takes a whole number of 0 or more, for example --%s 42", f.Name, f.Name)
+	case "int", "int64", "int32":
+		return fmt.Sprintf("--%s takes a whole number, for example --%s 10", f.Name, f.Name)
+	case "intSlice":
+		return fmt.Sprintf("--%s takes whole numbers separated by commas, for example --%s 1,2,10,100", f.Name, f.Name)
+	case "float64", "float32":
+		return fmt.Sprintf("--%s takes a number, for example --%s 100 or --%s 2.5", f.Name, f.Name, f.Name)
+	case "duration":
+		return fmt.Sprintf("--%s takes a Go duration with a unit, at most 2562047h, for example --%s 500ms or --%s 1s", f.Name, f.Name, f.Name)
+	case "bool":
+		return fmt.Sprintf("--%s takes true or false (or nothing)", f.Name)
+	}
+	return ""
 }

@@ -11,14 +11,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/plots"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
@@ -34,27 +34,47 @@ type RunOptions struct {
 	Quiet       bool
 	Chart       string
 	From, To    time.Duration
+	// Wide prints every column; Format picks the summary's form on stdout;
+	// FailIf holds the --fail-if thresholds.
+	Wide   bool
+	Format string
+	FailIf []string
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
 func NewCmdRun(io *IOStreams, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: io}
+	opts.Source.In = io.In
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO | FILE.yaml] [flags]",
 		Short: "Replay a scenario or a trace through the limiters",
 		Long: `Run replays the arrivals of a built-in scenario, a YAML scenario file or a
 recorded trace (--trace) through every chosen limiter on a virtual clock.
 
-It prints a summary table and writes, under --out (default
-out/<scenario or trace name>): series.csv (per-bin counts), summary.json,
-chart.png and, with --decisions, decisions.csv. Files appear only when the
-whole run succeeds.`,
+It prints a summary and writes, under --out (default out/<scenario or
+trace name>): series.csv (per-bin counts), summary.json, chart.png and,
+with --decisions, decisions.csv. Files appear only when the whole run
+succeeds.
+
+The summary is a table that fits 100 columns (or $COLUMNS): a context line,
+one row per limiter under a short name, then the full specs and any
+warnings; --wide shows every column. --format json prints summary.json's
+content instead, --format csv one CSV row per limiter with every field,
+--format md a Markdown table; the "wrote" line then goes to stderr.
+
+--fail-if FIELD OP NUMBER (repeatable) tests every limiter's summary.json
+field, e.g. --fail-if 'overshoot>1.05' or --fail-if 'pass_pct<60'
+(NAME.FIELD tests only the limiters of that name: 'leap-array.overshoot>1.1');
+if any holds, the run says which limiter crossed which threshold and exits
+with status 3, its files written.`,
 		Example: `  ratelimit-lab run boundary-burst
   ratelimit-lab run boundary-burst --from 0.8s --to 1.3s
   ratelimit-lab run adversarial --algo leap-array:sample-count=1000 --algo fixed-window
   ratelimit-lab run poisson --limit 100000 --quiet
   ratelimit-lab run scenarios/examples/clock-step.yaml --decisions
-  ratelimit-lab run --trace requests.csv --limit 200 --bin 100ms`,
+  ratelimit-lab run --trace requests.csv --limit 200 --bin 100ms
+  cat requests.csv | ratelimit-lab run --trace - --limit 200
+  ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source.fromFlags(cmd, args)
@@ -66,7 +86,7 @@ whole run succeeds.`,
 	}
 	opts.Source.addFlags(cmd)
 	f := cmd.Flags()
-	f.StringArrayVar(&opts.Algos, "algo", nil, "limiter spec NAME[:key=value,...]; repeat it; replaces the scenario's set")
+	f.StringArrayVar(&opts.Algos, "algo", nil, "limiter spec NAME[:key=v,...], repeatable; replaces the scenario's")
 	f.DurationVar(&opts.Bin, "bin", simulator.DefaultBin, "width of a series bin")
 	f.DurationVar(&opts.Window, "window", simulator.DefaultWindow, "sliding window behind max_window_passed")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (default out/<scenario or trace name>)")
@@ -75,6 +95,9 @@ whole run succeeds.`,
 	f.StringVar(&opts.Chart, "chart", plots.ModePanels, "chart.png layout: panels, overlay or none")
 	f.DurationVar(&opts.From, "from", 0, "chart only: start of the zoom")
 	f.DurationVar(&opts.To, "to", 0, "chart only: end of the zoom")
+	f.BoolVar(&opts.Wide, "wide", false, "print every column of the summary table")
+	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
+	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
 	return cmd
 }
 
@@ -91,21 +114,42 @@ func buildLimiters(specs []string, limit float64) ([]algorithms.Limiter, error) 
 		return nil, errors.New("no algorithm to run: give --algo SPEC (run 'ratelimit-lab list' to see them)")
 	}
 	out := make([]algorithms.Limiter, len(specs))
+	given := map[string]int{} // canonical spec → index in specs
 	for i, spec := range specs {
 		l, err := algorithms.New(spec, limit)
 		if err != nil {
 			return nil, err
 		}
+		if j, dup := given[l.Spec()]; dup {
+			if specs[j] == spec {
+				return nil, fmt.Errorf("algorithm %q is given twice; give each limiter once", spec)
+			}
+			return nil, fmt.Errorf("algorithms %q and %q are the same limiter (%s); give each limiter once", specs[j], spec, l.Spec())
+		}
+		given[l.Spec()] = i
 		out[i] = l
 	}
 	return out, nil
 }
 
-func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, out, suffix string) (*prepared, error) {
+func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, out, suffix string) (_ *prepared, err error) {
+	// Durations beyond a year would overflow the nanosecond arithmetic of
+	// bins and windows on long traces; no run needs them.
+	if bin > scenarios.MaxTime {
+		return nil, fmt.Errorf("--bin %v is longer than %v; give a shorter bin such as --bin 1h", bin, scenarios.MaxTime)
+	}
+	if window > scenarios.MaxTime {
+		return nil, fmt.Errorf("--window %v is longer than %v; give a shorter window such as --window 1h", window, scenarios.MaxTime)
+	}
 	s, err := src.resolve()
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			s.cleanup()
+		}
+	}()
 	if len(algos) > 0 {
 		s.Algorithms = algos
 	}
@@ -132,22 +176,47 @@ func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, o
 }
 
 func runRun(ctx context.Context, opts *RunOptions) error {
+	render, ok := report.Formats[opts.Format]
+	if !ok {
+		return fmt.Errorf("--format %q is unknown; use one of %s", opts.Format, strings.Join(report.FormatNames, ", "))
+	}
+	var names []string // the registry names summary.json's "name" holds
+	for _, a := range algorithms.List() {
+		names = append(names, a.Name)
+	}
+	thresholds := make([]report.Threshold, len(opts.FailIf))
+	for i, s := range opts.FailIf {
+		t, err := report.ParseThreshold(s, names...)
+		if err != nil {
+			return err
+		}
+		thresholds[i] = t
+	}
+	if opts.From != 0 && opts.To != 0 && opts.From >= opts.To {
+		if opts.From == opts.To {
+			return fmt.Errorf("--from and --to are both %v; the zoom needs --from before --to", opts.From)
+		}
+		return fmt.Errorf("--from %v is after --to %v; --from is where the zoom starts, so swap them (--from %v --to %v)", opts.From, opts.To, opts.To, opts.From)
+	}
 	p, err := prepareRun(&opts.Source, opts.Algos, opts.Bin, opts.Window, opts.Out, "")
 	if err != nil {
 		return err
 	}
+	defer p.src.cleanup()
 	chart := plots.ChartOptions{Mode: opts.Chart, From: opts.From, To: opts.To}
 	switch opts.Chart {
 	case "none":
 		if opts.From != 0 || opts.To != 0 {
 			return errors.New("--from and --to zoom the chart, but --chart none draws none; drop them or pick a chart")
 		}
-	default:
+	case "", plots.ModePanels, plots.ModeOverlay:
 		// Check the zoom against the run's span before running.
 		span := &simulator.Result{Start: p.cfg.Start, End: p.cfg.End, Algorithms: make([]simulator.AlgoResult, len(p.limiters))}
 		if err := chart.Validate(span); err != nil {
-			return fmt.Errorf("%v (--chart is panels, overlay or none)", err)
+			return err
 		}
+	default:
+		return fmt.Errorf("chart mode %q is unknown; use --chart panels, overlay or none", opts.Chart)
 	}
 	dir, err := output.Open(p.out)
 	if err != nil {
@@ -219,41 +288,49 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := dir.Commit(); err != nil {
 		return err
 	}
-	header, rows := simulator.SummaryTable(res)
-	if err := renderTable(opts.IO.Out, header, rows); err != nil {
+	rep := &report.Report{Result: res, Seed: p.src.Seed, HasSeed: p.src.HasSeed, Wide: opts.Wide, Width: opts.IO.Width}
+	for _, l := range p.limiters {
+		rep.Warnings = append(rep.Warnings, algorithms.Warnings(l)...)
+	}
+	if note := stepsBackNote(stream); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
+	if err := render(opts.IO.Out, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "wrote %s/{%s}\n", filepath.ToSlash(p.out), strings.Join(files, ","))
-	return nil
-}
-
-// renderTable writes a table with the first column aligned left and the
-// (numeric) others right.
-func renderTable(w io.Writer, header []string, rows [][]string) error {
-	return writeTable(w, header, rows, tw.AlignRight)
-}
-
-// renderTextTable writes a table of words, every column aligned left.
-func renderTextTable(w io.Writer, header []string, rows [][]string) error {
-	return writeTable(w, header, rows, tw.AlignLeft)
-}
-
-func writeTable(w io.Writer, header []string, rows [][]string, align tw.Align) error {
-	// Headers as written ("pass %", "wait p99"), not upper-cased with
-	// their punctuation spaced out.
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: align, PerColumn: []tw.Align{tw.AlignLeft}}),
-	)
-	h := make([]any, len(header))
-	for i, x := range header {
-		h[i] = x
+	side := opts.IO.Out // the "wrote" line and, off the table, the warnings
+	if opts.Format != "table" {
+		side = opts.IO.ErrOut
+		if opts.Format != "md" {
+			for _, w := range rep.Warnings {
+				fmt.Fprintln(side, "warning: "+w)
+			}
+			for _, n := range rep.Notes {
+				fmt.Fprintln(side, "note: "+n)
+			}
+		}
 	}
-	t.Header(h...)
-	if err := t.Bulk(rows); err != nil {
+	fmt.Fprintf(side, "wrote %s/{%s}\n", filepath.ToSlash(p.out), strings.Join(files, ","))
+	return failIf(opts.IO, res, thresholds)
+}
+
+// failIf reports every limiter that crosses a --fail-if threshold, one
+// line each on stderr, and returns an exit status 3 error if any does.
+func failIf(io *IOStreams, res *simulator.Result, thresholds []report.Threshold) error {
+	if len(thresholds) == 0 {
+		return nil
+	}
+	crossed, err := report.Check(res, thresholds)
+	if err != nil {
 		return err
 	}
-	return t.Render()
+	if len(crossed) == 0 {
+		return nil
+	}
+	for _, c := range crossed {
+		fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+c.String())
+	}
+	return &exitError{code: exitThreshold, msg: fmt.Sprintf("%d --fail-if threshold(s) crossed; the outputs are written", len(crossed))}
 }
 
 // progress shows a bar on a terminal for runs longer than about a second.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,13 +23,15 @@ type sourceOptions struct {
 	Limit    float64
 	Duration time.Duration
 	Seed     uint64
+	// In is what --trace - reads.
+	In io.Reader
 
 	limitSet, durationSet, seedSet bool
 }
 
 func (o *sourceOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.Trace, "trace", "", "replay a CSV trace (header t_ms, one arrival per line, in file order)")
+	f.StringVar(&o.Trace, "trace", "", "replay a CSV trace (header t_ms, one time per line); - is stdin")
 	f.Float64Var(&o.Limit, "limit", 0, "replace the scenario's limit in req/s; its traffic scales with it")
 	f.DurationVar(&o.Duration, "duration", 0, "replace the scenario's duration (not with --trace)")
 	f.Uint64Var(&o.Seed, "seed", 0, "replace the scenario's random seed (not with --trace)")
@@ -52,6 +55,19 @@ type source struct {
 	// Expected is the number of arrivals when it is known beforehand.
 	Expected int64
 	Open     func() (scenarios.Stream, error)
+	// Seed is the scenario's random seed (HasSeed false for a trace).
+	Seed    uint64
+	HasSeed bool
+	// spool is a copy of a trace read from a pipe, removed by cleanup.
+	spool string
+}
+
+// cleanup removes what resolving the source left on disk.
+func (s *source) cleanup() {
+	if s != nil && s.spool != "" {
+		os.Remove(s.spool)
+		s.spool = ""
+	}
 }
 
 func isScenarioFile(arg string) bool {
@@ -106,6 +122,8 @@ func (o *sourceOptions) resolve() (*source, error) {
 		End:        sc.Duration,
 		Algorithms: sc.Algorithms,
 		Open:       sc.Stream,
+		Seed:       sc.Seed,
+		HasSeed:    true,
 	}, nil
 }
 
@@ -118,19 +136,32 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 	if o.seedSet {
 		return nil, errors.New("--seed does not apply to --trace: a trace has no randomness")
 	}
-	start, end, n, err := scenarios.TraceSpan(o.Trace)
+	path, name := o.Trace, o.Trace
+	s := &source{Name: strings.TrimSuffix(filepath.Base(o.Trace), filepath.Ext(o.Trace))}
+	if o.Trace == "-" {
+		name, s.Name = "stdin", "stdin"
+	}
+	// A pipe (--trace -, /dev/stdin, a FIFO) can be read only once, and
+	// the trace is read twice (checked whole before anything is written,
+	// then replayed): copy it to a temporary file as it is read.
+	if fi, err := os.Stat(o.Trace); o.Trace == "-" || err == nil && !fi.Mode().IsRegular() {
+		spool, err := spoolTrace(o.Trace, name, o.In)
+		if err != nil {
+			return nil, err
+		}
+		path, s.spool = spool, spool
+	}
+	start, end, n, err := scenarios.TraceSpanAs(path, name)
 	if err != nil {
+		s.cleanup()
 		return nil, err
 	}
-	s := &source{
-		Name:       strings.TrimSuffix(filepath.Base(o.Trace), filepath.Ext(o.Trace)),
-		Limit:      sc.Limit,
-		Start:      floorSecond(start),
-		End:        end + time.Nanosecond,
-		Algorithms: sc.Algorithms,
-		Expected:   n,
-		Open:       func() (scenarios.Stream, error) { return scenarios.OpenTrace(o.Trace) },
-	}
+	s.Limit = sc.Limit
+	s.Start = floorSecond(start)
+	s.End = end + time.Nanosecond
+	s.Algorithms = sc.Algorithms
+	s.Expected = n
+	s.Open = func() (scenarios.Stream, error) { return scenarios.OpenTraceAs(path, name) }
 	if o.limitSet {
 		s.Limit = o.Limit
 	}
@@ -138,6 +169,35 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 		s.Algorithms = scenarios.DefaultAlgorithms
 	}
 	return s, nil
+}
+
+// spoolTrace copies the stream at path ("-": in) into a temporary file and
+// returns its name.
+func spoolTrace(path, name string, in io.Reader) (string, error) {
+	r := in
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("%s: cannot open the trace (%s); check the path", name, oneLine(err.Error()))
+		}
+		defer f.Close()
+		r = f
+	} else if r == nil {
+		r = os.Stdin
+	}
+	tmp, err := os.CreateTemp("", "ratelimit-lab-trace-*.csv")
+	if err != nil {
+		return "", fmt.Errorf("cannot keep a copy of the trace from %s (%v); set TMPDIR to a writable directory, or give the trace as a file", name, err)
+	}
+	_, err = io.Copy(tmp, r)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("%s: cannot read the trace (%v); check the stream, or give the trace as a file", name, err)
+	}
+	return tmp.Name(), nil
 }
 
 // floorSecond aligns the first bin of a trace on a whole second.

@@ -4,12 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/plots"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
@@ -24,6 +30,10 @@ type TuneOptions struct {
 	Bin, Window  time.Duration
 	Out          string
 	Quiet        bool
+	// Target, when set, names the smallest N whose overshoot is at most it.
+	Target    float64
+	targetSet bool
+	windowSet bool
 }
 
 // DefaultSampleCounts are the sample counts `tune` tries by default.
@@ -32,23 +42,33 @@ var DefaultSampleCounts = []int{1, 2, 4, 5, 10, 20, 50, 100, 1000}
 // NewCmdTune builds `tune`. runF replaces the action in tests.
 func NewCmdTune(io *IOStreams, runF func(context.Context, *TuneOptions) error) *cobra.Command {
 	opts := &TuneOptions{IO: io}
+	opts.Source.In = io.In
 	cmd := &cobra.Command{
 		Use:   "tune [SCENARIO | FILE.yaml] [flags]",
 		Short: "Compare leap-array sample counts on the same traffic",
 		Long: `Tune runs Sentinel's leap-array at several sample counts, in parallel, on
 the same arrivals, and shows what each costs and lets through: passed %,
 the largest number of passes in any sliding window against the limit (the
-overshoot) beside the seed articles' smooth-traffic figure 1 + 1/N, the peak
-bin, the state size and the time per decision.
+overshoot) beside the smooth bound 1 + 1/N of the seed articles, the peak
+bin and the state size.
 
-It writes tune.csv and tune.png under --out (default out/<scenario>-tune).
-A sample count that does not divide the interval is reported and skipped.`,
+The sliding window behind the overshoot is --window, which defaults to
+--interval: the window leap-array itself limits.
+
+It writes tune.csv (with the time per decision) and tune.png under --out
+(default out/<scenario>-tune). A sample count that does not divide the
+interval is reported under the table and skipped; if none divides it, tune
+says so and stops. --target 1.05 names the smallest N whose overshoot is at
+most 1.05, and exits with status 3 if no N tried reaches it.`,
 		Example: `  ratelimit-lab tune poisson
   ratelimit-lab tune adversarial --sample-counts 1,2,10,100,1000
-  ratelimit-lab tune --trace requests.csv --limit 200 --interval 2s`,
+  ratelimit-lab tune --trace requests.csv --limit 200 --interval 2s
+  ratelimit-lab tune poisson --target 1.05`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source.fromFlags(cmd, args)
+			opts.targetSet = cmd.Flags().Changed("target")
+			opts.windowSet = cmd.Flags().Changed("window")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -60,9 +80,10 @@ A sample count that does not divide the interval is reported and skipped.`,
 	f.IntSliceVar(&opts.SampleCounts, "sample-counts", DefaultSampleCounts, "sample counts to compare")
 	f.DurationVar(&opts.Interval, "interval", time.Second, "leap-array's statistic interval (whole ms)")
 	f.DurationVar(&opts.Bin, "bin", simulator.DefaultBin, "bin behind peak_bin_passed")
-	f.DurationVar(&opts.Window, "window", simulator.DefaultWindow, "sliding window behind max_window_passed")
+	f.DurationVar(&opts.Window, "window", 0, "sliding window behind max_window_passed (default --interval)")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (default out/<scenario>-tune)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	f.Float64Var(&opts.Target, "target", 0, "name the smallest N with overshoot at most this (exit 3 if none)")
 	return cmd
 }
 
@@ -78,11 +99,22 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if opts.Interval <= 0 || opts.Interval%time.Millisecond != 0 {
 		return fmt.Errorf("--interval must be a positive whole number of milliseconds, got %v (for example --interval 1s)", opts.Interval)
 	}
+	if opts.targetSet && (!(opts.Target > 0) || math.IsInf(opts.Target, 0)) {
+		return fmt.Errorf("--target must be a positive overshoot such as 1.05, got %v", opts.Target)
+	}
+	if err := someDivides(opts.SampleCounts, opts.Interval); err != nil {
+		return err
+	}
+	window := opts.Window
+	if !opts.windowSet {
+		window = opts.Interval
+	}
 	// One leap-array spec checks the limit and the interval before the run.
-	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, opts.Bin, opts.Window, opts.Out, "-tune")
+	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, opts.Bin, window, opts.Out, "-tune")
 	if err != nil {
 		return err
 	}
+	defer p.src.cleanup()
 	dir, err := output.Open(p.out)
 	if err != nil {
 		return err
@@ -104,10 +136,74 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if err := dir.Commit(); err != nil {
 		return err
 	}
+	out := opts.IO.Out
+	fmt.Fprintf(out, "%s · leap-array at %s/s, interval %v · window %v · bin %v\n",
+		res.Scenario, report.Number(res.Limit), res.Interval, res.Window, res.Bin)
 	header, rows := simulator.TuneTable(res)
-	if err := renderTable(opts.IO.Out, header, rows); err != nil {
+	if err := report.WriteTable(out, header, rows, tw.AlignRight); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "wrote %s/{tune.csv,tune.png}\n", filepath.ToSlash(p.out))
+	for _, row := range res.Rows {
+		if row.Skipped != "" {
+			fmt.Fprintf(out, "skipped N=%d: %s\n", row.SampleCount, strings.TrimPrefix(row.Skipped, fmt.Sprintf("sample count %d ", row.SampleCount)))
+		}
+	}
+	fmt.Fprintf(out, "wrote %s/{tune.csv,tune.png}\n", filepath.ToSlash(p.out))
+	if opts.targetSet {
+		return reportTarget(out, res, opts.Target)
+	}
+	return nil
+}
+
+// someDivides reports, before anything runs, a tune in which every sample
+// count would be skipped.
+func someDivides(counts []int, interval time.Duration) error {
+	ims := int64(interval / time.Millisecond)
+	for _, n := range counts {
+		if ims%int64(n) == 0 {
+			return nil
+		}
+	}
+	var divisors []string
+	for _, d := range []int64{1, 2, 4, 5, 10, 20, 50, 100, 1000} {
+		if ims%d == 0 {
+			divisors = append(divisors, strconv.FormatInt(d, 10))
+		}
+	}
+	return fmt.Errorf("no sample count in --sample-counts %s divides the interval of %d ms, and Sentinel requires it to; nothing to tune: give divisors such as --sample-counts %s",
+		joinInts(counts), ims, strings.Join(divisors, ","))
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// reportTarget names the smallest N whose overshoot is at most target, or
+// returns an exit status 3 error when no N tried reaches it.
+func reportTarget(out io.Writer, res *simulator.TuneResult, target float64) error {
+	best := -1
+	for i, row := range res.Rows {
+		// A lower bound (late admissions) does not show the overshoot within.
+		if row.Skipped != "" || row.LateAdmissions > 0 || row.Overshoot > target {
+			continue
+		}
+		if best < 0 || row.SampleCount < res.Rows[best].SampleCount {
+			best = i
+		}
+	}
+	t := strconv.FormatFloat(target, 'f', -1, 64)
+	if best < 0 {
+		return &exitError{code: exitThreshold, msg: fmt.Sprintf("no sample count tried keeps the overshoot within --target %s; try larger ones, e.g. --sample-counts 100,1000", t)}
+	}
+	row := res.Rows[best]
+	over := strconv.FormatFloat(row.Overshoot, 'f', 3, 64)
+	if row.LateAdmissions > 0 {
+		over = simulator.LowerBound + over
+	}
+	fmt.Fprintf(out, "target %s: the smallest N with overshoot ≤ %s is N=%d (overshoot %s, bucket %s)\n", t, t, row.SampleCount, over, row.Bucket)
 	return nil
 }

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// run100 runs the real binary with COLUMNS=100 and stdin.
+func run100(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS=100")
+	cmd.Stdin = stdin
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// checkFits fails for any line wider than 100 columns (every character the
+// tables use is one column wide, so a rune is a column).
+func checkFits(t *testing.T, what, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("%s: a line of %d columns:\n%s", what, n, line)
+		}
+	}
+}
+
+func TestTablesFit100Columns(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "boundary-burst", "--chart", "none"},
+		{"run", "poisson", "--limit", "100000", "--duration", "2s", "--chart", "none"},
+		{"run", "adversarial", "--chart", "none", "--algo", "leap-array:sample-count=1000", "--algo", "leap-array:sample-count=10,interval=2s",
+			"--algo", "leap-array:sample-count=10", "--algo", "warm-up-rate-limiter:limit=123456.789,max-queue=0s"},
+		{"list"},
+		{"tune", "poisson"},
+		{"tune", "adversarial", "--sample-counts", "1,3,7,10,1000", "--target", "1.05"},
+	} {
+		name := strings.Join(args, " ")
+		args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+		if args[0] == "list" {
+			args = args[:1]
+		}
+		stdout, stderr, code := run100(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		checkFits(t, name, stdout)
+		if strings.Contains(stdout, "ns/decision") {
+			t.Errorf("%s: ns/decision in the default table", name)
+		}
+	}
+}
+
+func TestRunTableContextSpecsAndWide(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	lines := strings.Split(stdout, "\n")
+	if lines[0] != "boundary-burst · 0s to 3s (3s) · 1000 arrivals · limit 500/s · bin 50ms · window 1s · seed 1" {
+		t.Errorf("context line %q", lines[0])
+	}
+	for _, want := range []string{
+		"│ leap-array N=2       │",
+		"  leap-array N=2        leap-array:limit=500,sample-count=2,interval=1s\n",
+		"  warm-up-rate-limiter  warm-up-rate-limiter:limit=500,warm-up=10s,cold-factor=3,max-queue=500ms\n",
+		"wrote " + filepath.ToSlash(dir) + "/{series.csv,summary.json}\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Count(stdout, "leap-array:limit=500,sample-count=2,interval=1s") != 1 {
+		t.Errorf("the full spec is not listed exactly once:\n%s", stdout)
+	}
+	wide, _, _ := run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir, "--wide")
+	for _, col := range []string{"arrived", "blocked", "limit/1s", "wait p50", "wait max", "state B", "ns/decision"} {
+		if !strings.Contains(wide, col) || strings.Contains(stdout, "│ "+col) {
+			t.Errorf("--wide should add %q to the table", col)
+		}
+	}
+}
+
+func TestRunFormats(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir, "--format", "json")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if stdout != string(readFile(t, filepath.Join(dir, "summary.json"))) {
+		t.Error("--format json is not summary.json's content")
+	}
+	if !strings.Contains(stderr, "wrote ") {
+		t.Errorf("the wrote line is not on stderr: %q", stderr)
+	}
+	stdout, _, _ = run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir, "--format", "csv")
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil || len(recs) != 8 || recs[0][0] != "scenario" || recs[1][0] != "boundary-burst" {
+		t.Errorf("--format csv: %v %v", err, recs)
+	}
+	stdout, _, _ = run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir, "--format", "md")
+	if !strings.Contains(stdout, "| fixed-window | 1000 | 100.0 | 1000 | 2.000 |") || strings.Contains(stdout, "wrote") {
+		t.Errorf("--format md:\n%s", stdout)
+	}
+}
+
+func TestFailIf(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir,
+		"--fail-if", "overshoot>1.05", "--fail-if", "pass_pct<15")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3; stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"ratelimit-lab: fixed-window: overshoot is 2.000000, crossing --fail-if 'overshoot>1.05' (fixed-window:limit=500,window=1s)\n",
+		"ratelimit-lab: token-bucket: overshoot is 1.198000, crossing --fail-if 'overshoot>1.05'",
+		"ratelimit-lab: warm-up-rate-limiter: pass_pct is 11.7000, crossing --fail-if 'pass_pct<15'",
+		"ratelimit-lab: 3 --fail-if threshold(s) crossed; the outputs are written\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "wrote ") {
+		t.Error("no table and wrote line")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Error("summary.json not written when a threshold is crossed")
+	}
+	if _, stderr, code := run100(t, nil, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", dir, "--fail-if", "overshoot>2",
+		"--fail-if", "leap-array.overshoot>1.05"); code != 0 {
+		t.Errorf("no crossing, exit %d: %s", code, stderr)
+	}
+}
+
+func TestTuneTargetAndWindow(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "tune", "adversarial", "--quiet", "--out", dir, "--target", "1.05")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stdout, "target 1.05: the smallest N with overshoot ≤ 1.05 is N=1000 (overshoot 1.000, bucket 1ms)") {
+		t.Errorf("no target line:\n%s", stdout)
+	}
+	_, stderr, code = run100(t, nil, "tune", "adversarial", "--quiet", "--out", dir, "--target", "1.05", "--sample-counts", "2,10")
+	if code != 3 || !strings.Contains(stderr, "no sample count tried keeps the overshoot within --target 1.05") {
+		t.Errorf("unreachable target: exit %d, %q", code, stderr)
+	}
+	stdout, _, _ = run100(t, nil, "tune", "boundary-burst-small", "--quiet", "--out", dir, "--interval", "2s", "--sample-counts", "2,3")
+	if !strings.Contains(stdout, "window 2s") || !strings.Contains(stdout, "max/2s") || !strings.Contains(stdout, "skipped N=3: does not divide the interval of 2000 ms") {
+		t.Errorf("--window does not default to --interval, or the skipped count is not listed:\n%s", stdout)
+	}
+}
+
+// --trace - and /dev/stdin read the stream once, through a real pipe, and
+// give the same results as the file.
+func TestTraceFromAPipe(t *testing.T) {
+	dir := t.TempDir()
+	body := "t_ms\n0\n0.5\n1\n1.5\n1000\n999\n2000.25\n"
+	file := filepath.Join(dir, "trace.csv")
+	os.WriteFile(file, []byte(body), 0o644)
+	args := func(trace, out string) []string {
+		return []string{"run", "--trace", trace, "--limit", "2", "--quiet", "--chart", "none", "--decisions", "--out", filepath.Join(dir, out)}
+	}
+	if _, stderr, code := run100(t, nil, args(file, "file")...); code != 0 {
+		t.Fatal(stderr)
+	}
+	want := readFile(t, filepath.Join(dir, "file", "decisions.csv"))
+	for _, trace := range []string{"-", "/dev/stdin"} {
+		out := strings.Trim(trace, "/-")
+		if out == "" {
+			out = "dash"
+		}
+		stdout, stderr, code := run100(t, strings.NewReader(body), args(trace, out)...)
+		if code != 0 {
+			t.Fatalf("--trace %s: exit %d: %s", trace, code, stderr)
+		}
+		if got := readFile(t, filepath.Join(dir, out, "decisions.csv")); !bytes.Equal(got, want) {
+			t.Errorf("--trace %s: decisions differ from the file's", trace)
+		}
+		if !strings.Contains(stdout, "1 arrival") && !strings.Contains(stdout, "7 arrivals") {
+			t.Errorf("--trace %s: context line:\n%s", trace, stdout)
+		}
+		if !strings.Contains(stdout, "note: the trace steps back in time once, by 1ms") {
+			t.Errorf("--trace %s: no clock-step note:\n%s", trace, stdout)
+		}
+	}
+	_, stderr, code := run100(t, strings.NewReader("t_ms\n1\nabc\n"), "run", "--trace", "-", "--limit", "2", "--quiet", "--out", filepath.Join(dir, "bad"))
+	if code == 0 || !strings.Contains(stderr, "ratelimit-lab: stdin:3: ") {
+		t.Errorf("a bad piped trace: exit %d, %q", code, stderr)
+	}
+}
+
+// A trace near the last replayable time decides exactly as the same trace
+// near 0: nothing wraps.
+func TestTraceNearTheLastTime(t *testing.T) {
+	dir := t.TempDir()
+	near0 := "t_ms\n0\n0.5\n1\n400\n999\n1000\n1000.5\n1800\n1999.999999\n"
+	// The same arrivals 6999999998000 ms later: a whole number of seconds,
+	// so every bucket and window edge falls at the same place.
+	far := "t_ms\n"
+	for _, l := range strings.Split(strings.TrimSpace(near0), "\n")[1:] {
+		whole, frac, _ := strings.Cut(l, ".")
+		n, _ := strconv.ParseInt(whole, 10, 64)
+		s := strconv.FormatInt(6999999998000+n, 10)
+		if frac != "" {
+			s += "." + frac
+		}
+		far += s + "\n"
+	}
+	verdicts := func(body, out string) string {
+		p := filepath.Join(dir, out+".csv")
+		os.WriteFile(p, []byte(body), 0o644)
+		_, stderr, code := run100(t, nil, "run", "--trace", p, "--limit", "3", "--quiet", "--chart", "none", "--decisions", "--out", filepath.Join(dir, out))
+		if code != 0 {
+			t.Fatalf("%s: %s", out, stderr)
+		}
+		var b strings.Builder
+		for _, line := range strings.Split(string(readFile(t, filepath.Join(dir, out, "decisions.csv"))), "\n") {
+			f := strings.Split(line, ",")
+			if len(f) > 3 {
+				b.WriteString(strings.Join(f[len(f)-2:], ",") + "\n") // verdict, wait
+			}
+		}
+		return b.String()
+	}
+	if a, b := verdicts(near0, "near0"), verdicts(far, "far"); a != b {
+		t.Errorf("decisions differ near the last time:\n%s\nvs near 0:\n%s", b, a)
+	}
+	p := filepath.Join(dir, "past.csv")
+	os.WriteFile(p, []byte("t_ms\n7000000000001\n"), 0o644)
+	_, stderr, code := run100(t, nil, "run", "--trace", p, "--limit", "3", "--quiet", "--out", filepath.Join(dir, "past"))
+	if code == 0 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "is past the last time the lab can replay") {
+		t.Errorf("a time past the bound: exit %d, %q", code, stderr)
+	}
+}
+
+func TestWarningsUnderTheTable(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "run", "poisson", "--limit", "3000", "--duration", "2s", "--quiet", "--chart", "none", "--out", dir,
+		"--algo", "leaky-bucket:max-queue=0s", "--algo", "warm-up-rate-limiter")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, want := range []string{"warning: leaky-bucket with max-queue=0s: Sentinel's rule loader drops", "warning: warm-up-rate-limiter at 3000/s limits nothing once warm"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q under the table:\n%s", want, stdout)
+		}
+	}
+	checkFits(t, "warnings", stdout)
+}
+
+// Messages of their own, through the real binary: one line, non-zero exit.
+func TestOwnMessages(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "boundary-burst", "--from", "2s", "--to", "1s"}, "--from 2s is after --to 1s; --from is where the zoom starts, so swap them (--from 1s --to 2s)"},
+		{[]string{"run", "poisson", "--seed", "-1"}, `--seed "-1": --seed takes a whole number of 0 or more`},
+		{[]string{"tune", "poisson", "--sample-counts", "abc"}, `--sample-counts "abc": --sample-counts takes whole numbers separated by commas`},
+		{[]string{"tune", "poisson", "--sample-counts", "3,7"}, "no sample count in --sample-counts 3,7 divides the interval of 1000 ms"},
+		{[]string{"run", "poisson", "--algo", "fixed-window", "--algo", "fixed-window"}, `algorithm "fixed-window" is given twice`},
+		{[]string{"run", "poisson", "--algo", "fixed-window", "--algo", "fixed-window:window=1s"}, `algorithms "fixed-window" and "fixed-window:window=1s" are the same limiter`},
+		{[]string{"run", "poisson", "--format", "xml"}, `--format "xml" is unknown; use one of table, json, csv, md`},
+		{[]string{"run", "poisson", "--fail-if", "overshot>1"}, `unknown field "overshot" (did you mean "overshoot"?); fields: rate, arrived`},
+		{[]string{"run", "poisson", "--window", "9000h"}, "--window 9000h0m0s is longer than 8760h0m0s"},
+		{[]string{"run", "poisson", "--fail-if", "leap-aray.overshoot>1"}, `no algorithm is named "leap-aray" (did you mean "leap-array"?)`},
+		{[]string{"tune", "poisson", "--target", "0"}, "--target must be a positive overshoot"},
+	} {
+		out := filepath.Join(dir, strings.Join(tc.args[:2], "-"))
+		_, stderr, code := run100(t, nil, append(tc.args, "--quiet", "--out", out)...)
+		if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s exists", tc.args, out)
+		}
+	}
+	stdout, _, code := run100(t, nil, "--version")
+	if code != 0 || !strings.HasPrefix(stdout, "ratelimit-lab ") || !strings.Contains(stdout, " go1.") {
+		t.Errorf("--version: %d %q", code, stdout)
+	}
+}

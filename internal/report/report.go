@@ -1,0 +1,293 @@
+// Package report renders a run's summary in the forms `ratelimit-lab run
+// --format` offers, in the style of vegeta's reporters: each format is a
+// Renderer writing one Report to an io.Writer.
+//
+//   - table: the terminal table, fitted to a width (100 columns unless told
+//     otherwise), with a context line above it, the full specs and any
+//     warnings below it;
+//   - md: the same table as GitHub Markdown;
+//   - json: summary.json's content, byte for byte;
+//   - csv: one row per limiter with every field of summary.json.
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// Report is everything a renderer needs about one run.
+type Report struct {
+	Result *simulator.Result
+	// Seed is the scenario's random seed; HasSeed is false for a trace.
+	Seed    uint64
+	HasSeed bool
+	// Wide asks for every column instead of the default few.
+	Wide bool
+	// Width is the terminal width the table must fit (DefaultWidth when 0).
+	Width int
+	// Warnings and Notes are printed under the table, warnings first.
+	Warnings, Notes []string
+}
+
+// DefaultWidth is the width the table fits when none is given.
+const DefaultWidth = 100
+
+// Renderer writes a report in one format.
+type Renderer func(w io.Writer, r *Report) error
+
+// Formats maps each --format name to its renderer.
+var Formats = map[string]Renderer{
+	"table": Table,
+	"md":    Markdown,
+	"json":  JSON,
+	"csv":   CSV,
+}
+
+// FormatNames lists the formats, table first.
+var FormatNames = []string{"table", "json", "csv", "md"}
+
+// Context is the line above the table: what ran, over which span (to the
+// microsecond: a trace's run ends 1 ns after its last arrival), with which
+// settings.
+func (r *Report) Context() string {
+	res := r.Result
+	var arrived int64
+	if len(res.Algorithms) > 0 {
+		arrived = res.Algorithms[0].Arrived
+	}
+	parts := []string{
+		res.Scenario,
+		fmt.Sprintf("%s to %s (%s)", Duration(res.Start.Round(time.Microsecond)), Duration(res.End.Round(time.Microsecond)),
+			Duration((res.End - res.Start).Round(time.Microsecond))),
+		plural(arrived, "arrival"),
+		"limit " + Number(res.Limit) + "/s",
+		"bin " + res.Bin.String(),
+		"window " + res.Window.String(),
+	}
+	if r.HasSeed {
+		parts = append(parts, "seed "+strconv.FormatUint(r.Seed, 10))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.FormatInt(n, 10) + " " + word + "s"
+}
+
+// Number prints a number in fixed notation, the shortest way that reads
+// back exactly: 500, 12.5, 1000000.
+func Number(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// Duration prints a duration in seconds, without float noise: 0s, 3s,
+// 1.5s, 0.05s, 21556.81459s.
+func Duration(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	s := strconv.FormatInt(int64(d/time.Second), 10)
+	if frac := int64(d % time.Second); frac != 0 {
+		f := strings.TrimRight(fmt.Sprintf("%09d", frac), "0")
+		s += "." + f
+	}
+	return sign + s + "s"
+}
+
+// Labels returns a short row name per limiter: its registry name, with
+// N=<sample count> for limiters that have one, and with the parameters that
+// tell apart limiters that would otherwise share a name.
+func Labels(res *simulator.Result) []string {
+	labels := make([]string, len(res.Algorithms))
+	for i, a := range res.Algorithms {
+		labels[i] = a.Name
+		if a.SampleCount > 0 {
+			labels[i] += " N=" + strconv.Itoa(a.SampleCount)
+		}
+	}
+	groups := map[string][]int{}
+	for i, l := range labels {
+		groups[l] = append(groups[l], i)
+	}
+	for _, idx := range groups {
+		if len(idx) < 2 {
+			continue
+		}
+		params := make([][][2]string, len(idx))
+		for k, i := range idx {
+			params[k] = specParams(res.Algorithms[i].Spec)
+		}
+		// Keys whose value differs somewhere in the group, in spec order.
+		var differ []string
+		for _, kv := range params[0] {
+			for _, other := range params[1:] {
+				if v, ok := lookup(other, kv[0]); !ok || v != kv[1] {
+					differ = append(differ, kv[0])
+					break
+				}
+			}
+		}
+		for k, i := range idx {
+			var extra []string
+			for _, key := range differ {
+				if key == "sample-count" {
+					continue
+				}
+				if v, ok := lookup(params[k], key); ok {
+					extra = append(extra, key+"="+v)
+				}
+			}
+			if len(extra) > 0 {
+				labels[i] += " " + strings.Join(extra, ",")
+			}
+		}
+	}
+	// Whatever still collides (the same spec twice) is numbered.
+	seen := map[string]int{}
+	for i, l := range labels {
+		seen[l]++
+		if n := seen[l]; n > 1 {
+			labels[i] = l + " #" + strconv.Itoa(n)
+		}
+	}
+	return labels
+}
+
+func specParams(spec string) [][2]string {
+	_, rest, _ := strings.Cut(spec, ":")
+	var out [][2]string
+	for _, kv := range strings.Split(rest, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	return out
+}
+
+func lookup(params [][2]string, key string) (string, bool) {
+	for _, kv := range params {
+		if kv[0] == key {
+			return kv[1], true
+		}
+	}
+	return "", false
+}
+
+// defaultColumns are the columns of the narrow table, most important
+// first; a trailing "/" matches the window or bin suffix ("max/1s").
+var defaultColumns = []string{"algorithm", "passed", "pass %", "max/", "overshoot", "smooth bound", "peak/", "wait p99"}
+
+// columns returns the table to print: every column of
+// simulator.SummaryTable for a wide report, the default ones otherwise, and
+// the short labels in the first column.
+func (r *Report) columns() (header []string, rows [][]string) {
+	full, fullRows := simulator.SummaryTable(r.Result)
+	var keep []int
+	if r.Wide {
+		for i := range full {
+			keep = append(keep, i)
+		}
+	} else {
+		for _, want := range defaultColumns {
+			for i, h := range full {
+				if h == want || strings.HasSuffix(want, "/") && strings.HasPrefix(h, want) {
+					if i > 0 && allDash(fullRows, i) {
+						break // smooth bound without a limiter that has one
+					}
+					keep = append(keep, i)
+					break
+				}
+			}
+		}
+	}
+	labels := Labels(r.Result)
+	for _, i := range keep {
+		header = append(header, full[i])
+	}
+	for k, fr := range fullRows {
+		row := make([]string, 0, len(keep))
+		for _, i := range keep {
+			row = append(row, fr[i])
+		}
+		if len(keep) > 0 && keep[0] == 0 {
+			row[0] = labels[k]
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+func allDash(rows [][]string, col int) bool {
+	for _, r := range rows {
+		if r[col] != "-" {
+			return false
+		}
+	}
+	return true
+}
+
+// specLines lists each label beside its full spec, once.
+func (r *Report) specLines() []string {
+	labels := Labels(r.Result)
+	wl := 0
+	for _, l := range labels {
+		wl = max(wl, width(l))
+	}
+	lines := make([]string, len(labels))
+	for i, a := range r.Result.Algorithms {
+		lines[i] = labels[i] + strings.Repeat(" ", wl-width(labels[i])) + "  " + a.Spec
+	}
+	return lines
+}
+
+// width is the display width of s on a terminal: one column per rune
+// (every character the tables use is one column wide).
+func width(s string) int { return len([]rune(s)) }
+
+// wrap breaks text into lines of at most w columns at spaces, indenting the
+// lines after the first by indent spaces.
+func wrap(text string, w, indent int) []string {
+	words := strings.Fields(text)
+	var lines []string
+	cur := ""
+	for _, word := range words {
+		switch {
+		case cur == "":
+			cur = word
+			if len(lines) > 0 {
+				cur = strings.Repeat(" ", indent) + word
+			}
+		case width(cur)+1+width(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = strings.Repeat(" ", indent) + word
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// SummaryFields lists the per-limiter fields of summary.json that hold
+// numbers, in file order, plus pass_pct (100 · pass_ratio): the fields
+// --fail-if can test.
+func SummaryFields() []string {
+	names := simulator.SummaryNumberFields()
+	if i := slices.Index(names, "pass_ratio"); i >= 0 {
+		names = slices.Insert(names, i+1, "pass_pct")
+	}
+	return names
+}

@@ -1,0 +1,272 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// fixed is a hand-made run: every renderer's golden file is derived from it.
+func fixed() *Report {
+	res := &simulator.Result{
+		Scenario: "boundary-burst", Limit: 500, Bin: 50 * time.Millisecond, Window: time.Second,
+		Start: 0, End: 3 * time.Second,
+		Algorithms: []simulator.AlgoResult{
+			{Spec: "fixed-window:limit=500,window=1s", Name: "fixed-window", Rate: 500, StateBytes: 40,
+				Arrived: 1000, Passed: 1000, MaxWindowPassed: 1000, WindowLimit: 500, Overshoot: 2, PeakBinPassed: 250,
+				MaxWindowEnd: 1100 * time.Millisecond, HasMaxWindow: true, NsPerDecision: 8.5},
+			{Spec: "leap-array:limit=500,sample-count=2,interval=1s", Name: "leap-array", Rate: 500, SampleCount: 2, StateBytes: 168,
+				Arrived: 1000, Passed: 500, Blocked: 500, MaxWindowPassed: 500, WindowLimit: 500, Overshoot: 1, SmoothBound: 1.5,
+				PeakBinPassed: 250, MaxWindowEnd: 950 * time.Millisecond, HasMaxWindow: true, LateAdmissions: 2},
+			{Spec: "leaky-bucket:limit=500,interval=1s,max-queue=0s", Name: "leaky-bucket", Rate: 500, StateBytes: 64,
+				Arrived: 1000, Passed: 350, Blocked: 650, MaxWindowPassed: 350, WindowLimit: 500, Overshoot: 0.7, PeakBinPassed: 25,
+				WaitP50: 314 * time.Millisecond, WaitP99: 500 * time.Millisecond, WaitMax: 500 * time.Millisecond,
+				MaxWindowEnd: 2 * time.Second, HasMaxWindow: true},
+		},
+	}
+	return &Report{Result: res, Seed: 1, HasSeed: true,
+		Warnings: []string{"leaky-bucket with max-queue=0s: Sentinel's rule loader drops such a rule and leaves the resource unlimited"},
+		Notes:    []string{"the trace steps back in time 3 times, by up to 800ms"}}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/report -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s; run with -update if the change is intended\ngot:\n%s", name, path, got)
+	}
+}
+
+func TestRenderersGolden(t *testing.T) {
+	for _, format := range FormatNames {
+		for _, wide := range []bool{false, true} {
+			name := format
+			if wide {
+				if format == "json" || format == "csv" {
+					continue // every field already
+				}
+				name += "-wide"
+			}
+			r := fixed()
+			r.Wide = wide
+			var b bytes.Buffer
+			if err := Formats[format](&b, r); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, name, b.Bytes())
+		}
+	}
+}
+
+func TestJSONIsSummaryJSON(t *testing.T) {
+	r := fixed()
+	var got, want bytes.Buffer
+	if err := JSON(&got, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := simulator.WriteSummaryJSON(&want, r.Result); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Error("--format json differs from summary.json")
+	}
+}
+
+// The CSV holds every field of summary.json, in its order, for every
+// limiter; null reads as an empty cell.
+func TestCSVHoldsEverySummaryField(t *testing.T) {
+	r := fixed()
+	var b bytes.Buffer
+	if err := CSV(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+len(r.Result.Algorithms) {
+		t.Fatalf("%d records, want a header and %d rows", len(recs), len(r.Result.Algorithms))
+	}
+	_, js, err := summaryOf(r.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range append(SummaryFields(), "algorithm", "name", "scenario", "duration_ms") {
+		if key == "pass_pct" {
+			continue
+		}
+		if !strings.Contains(string(js), `"`+key+`"`) {
+			t.Fatalf("summary.json lacks %q", key)
+		}
+		found := false
+		for _, h := range recs[0] {
+			found = found || h == key
+		}
+		if !found {
+			t.Errorf("CSV header %v lacks %q", recs[0], key)
+		}
+	}
+	col := func(name string) int {
+		for i, h := range recs[0] {
+			if h == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return -1
+	}
+	if recs[1][col("smooth_bound")] != "" || recs[2][col("smooth_bound")] != "1.500000" {
+		t.Errorf("smooth_bound cells %q, %q", recs[1][col("smooth_bound")], recs[2][col("smooth_bound")])
+	}
+	if recs[3][col("algorithm")] != "leaky-bucket:limit=500,interval=1s,max-queue=0s" || recs[3][col("scenario")] != "boundary-burst" {
+		t.Errorf("row 3: %v", recs[3])
+	}
+}
+
+// The table fits the width it is given, dropping its last default columns
+// if it must and saying which.
+func TestTableFitsItsWidth(t *testing.T) {
+	for _, w := range []int{60, 80, 100, 120} {
+		r := fixed()
+		r.Width = w
+		var b bytes.Buffer
+		if err := Table(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			if n := utf8.RuneCountInString(line); n > w && !strings.Contains(line, ":limit=") {
+				t.Errorf("width %d: line of %d columns: %q", w, n, line)
+			}
+		}
+		if w < 90 && !strings.Contains(b.String(), "hidden to fit") {
+			t.Errorf("width %d: no note of the hidden columns:\n%s", w, b.String())
+		}
+		if !strings.Contains(b.String(), "≥500") || strings.Contains(b.String(), "ns/decision") {
+			t.Errorf("width %d: lower bound or ns/decision wrong:\n%s", w, b.String())
+		}
+	}
+}
+
+func TestLabels(t *testing.T) {
+	res := &simulator.Result{Algorithms: []simulator.AlgoResult{
+		{Spec: "leap-array:limit=100,sample-count=2,interval=1s", Name: "leap-array", SampleCount: 2},
+		{Spec: "leap-array:limit=100,sample-count=10,interval=1s", Name: "leap-array", SampleCount: 10},
+		{Spec: "leap-array:limit=100,sample-count=2,interval=2s", Name: "leap-array", SampleCount: 2},
+		{Spec: "fixed-window:limit=100,window=1s", Name: "fixed-window"},
+		{Spec: "fixed-window:limit=50,window=1s", Name: "fixed-window"},
+		{Spec: "sliding-log:limit=100,window=1s,history=10s", Name: "sliding-log"},
+	}}
+	want := []string{"leap-array N=2 interval=1s", "leap-array N=10", "leap-array N=2 interval=2s",
+		"fixed-window limit=100", "fixed-window limit=50", "sliding-log"}
+	got := Labels(res)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("label %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestThresholds(t *testing.T) {
+	r := fixed()
+	var ts []Threshold
+	for _, s := range []string{"overshoot>1.05", "pass_pct < 60", "smooth_bound>=1.5", "late_admissions!=0", "wait_p99_ms==500", "max_window_passed>=500", "leaky-bucket.passed<400", "fixed-window.passed<400"} {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		ts = append(ts, th)
+	}
+	got, err := Check(r.Result, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range got {
+		lines = append(lines, c.Label+" "+c.Threshold.Field+" "+c.Value)
+	}
+	want := []string{
+		"fixed-window overshoot 2.000000",
+		"fixed-window max_window_passed 1000",
+		"leap-array N=2 pass_pct 50.0000",
+		"leap-array N=2 smooth_bound 1.500000",
+		"leap-array N=2 late_admissions 2",
+		"leap-array N=2 max_window_passed ≥500",
+		"leaky-bucket pass_pct 35.0000",
+		"leaky-bucket wait_p99_ms 500",
+		"leaky-bucket passed 350",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("crossings:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := ParseThreshold("leap-aray.overshoot>1", "fixed-window", "leap-array"); err == nil ||
+		err.Error() != `--fail-if "leap-aray.overshoot>1": no algorithm is named "leap-aray" (did you mean "leap-array"?); names: fixed-window, leap-array` {
+		t.Errorf("unknown name: %v", err)
+	}
+	for _, bad := range []struct{ in, want string }{
+		{"overshot>1.05", `unknown field "overshot" (did you mean "overshoot"?); fields: rate, arrived, passed`},
+		{"overshoot=>1", "is not [NAME.]FIELD OP NUMBER"},
+		{"overshoot>abc", `"abc" is not a number`},
+		{"algorithm==x", `unknown field "algorithm"`},
+	} {
+		_, err := ParseThreshold(bad.in)
+		if err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line with %q", bad.in, err, bad.want)
+		}
+	}
+}
+
+func TestParseSummaryKeepsOrder(t *testing.T) {
+	s, err := ParseSummary([]byte(`{"b": 1, "algorithms": [{"z": null, "a": "x", "m": [1, 2]}], "a": {"k": 1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Top) != 2 || s.Top[0].Key != "b" || s.Top[1].Key != "a" || len(s.Algorithms) != 1 {
+		t.Fatalf("%+v", s)
+	}
+	a := s.Algorithms[0]
+	if a[0].Key != "z" || !a[0].isNull() || a[1].text() != "x" || string(a[2].Raw) != "[1, 2]" {
+		t.Errorf("%+v", a)
+	}
+}
+
+func FuzzParseThreshold(f *testing.F) {
+	for _, s := range []string{"overshoot>1.05", "pass_pct<60", " a == 1 ", "x>=", ">1"} {
+		f.Add(s)
+	}
+	fields := SummaryFields()
+	f.Fuzz(func(t *testing.T, s string) {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		known := false
+		for _, k := range fields {
+			known = known || k == th.Field
+		}
+		if !known || th.Value != th.Value {
+			t.Fatalf("%q parsed to %+v", s, th)
+		}
+	})
+}

@@ -1,0 +1,264 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Table writes the terminal report: the context line, the table, the full
+// specs and the warnings and notes, every line within r.Width columns
+// (DefaultWidth when 0) as long as a spec or a word fits. The default
+// columns are algorithm, passed, pass %, max/W, overshoot, smooth bound,
+// peak/bin and wait p99; when even those do not fit, the last ones are
+// dropped and the report says which. r.Wide prints every column whatever
+// the width.
+func Table(w io.Writer, r *Report) error {
+	fit := r.Width
+	if fit <= 0 {
+		fit = DefaultWidth
+	}
+	header, rows := r.columns()
+	var hidden []string
+	var table bytes.Buffer
+	for {
+		table.Reset()
+		if err := WriteTable(&table, header, rows, tw.AlignRight); err != nil {
+			return err
+		}
+		if r.Wide || len(header) <= 2 || maxWidth(table.String()) <= fit {
+			break
+		}
+		last := len(header) - 1
+		hidden = append([]string{header[last]}, hidden...)
+		header = header[:last]
+		for i := range rows {
+			rows[i] = rows[i][:last]
+		}
+	}
+	var b strings.Builder
+	// The context line breaks between its parts, not inside one.
+	line := ""
+	for _, part := range strings.Split(r.Context(), " · ") {
+		switch {
+		case line == "":
+			line = part
+		case width(line)+3+width(part) <= fit:
+			line += " · " + part
+		default:
+			b.WriteString(line + "\n")
+			line = "  " + part
+		}
+	}
+	b.WriteString(line + "\n")
+	b.Write(table.Bytes())
+	if len(hidden) > 0 {
+		for _, line := range wrap(fmt.Sprintf("hidden to fit %d columns: %s (--wide shows them)", fit, strings.Join(hidden, ", ")), fit, 2) {
+			b.WriteString(line + "\n")
+		}
+	}
+	if r.Wide {
+		b.WriteString("specs:\n")
+	} else {
+		b.WriteString("specs (--wide shows every column):\n")
+	}
+	labels := Labels(r.Result)
+	for i, line := range r.specLines() {
+		if width(line)+2 <= fit {
+			b.WriteString("  " + line + "\n")
+		} else {
+			b.WriteString("  " + labels[i] + "\n    " + r.Result.Algorithms[i].Spec + "\n")
+		}
+	}
+	writeNotes(&b, "warning: ", r.Warnings, fit)
+	writeNotes(&b, "note: ", r.Notes, fit)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeNotes(b *strings.Builder, prefix string, notes []string, width int) {
+	for _, n := range notes {
+		for _, line := range wrap(prefix+n, width, 2) {
+			b.WriteString(line + "\n")
+		}
+	}
+}
+
+func maxWidth(s string) int {
+	m := 0
+	for _, line := range strings.Split(s, "\n") {
+		m = max(m, width(line))
+	}
+	return m
+}
+
+// WriteTable writes a boxed table with headers as written ("pass %", not
+// upper-cased), the first column aligned left and the others as align.
+func WriteTable(w io.Writer, header []string, rows [][]string, align tw.Align) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: align, PerColumn: []tw.Align{tw.AlignLeft}}),
+	)
+	h := make([]any, len(header))
+	for i, x := range header {
+		// Its numbers are short: two lines keep the column narrow.
+		if x == "smooth bound" {
+			x = "smooth\nbound"
+		}
+		h[i] = x
+	}
+	t.Header(h...)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+// Markdown writes the report as GitHub Markdown: the context line, the
+// table (default or wide columns, never trimmed), the specs, the warnings
+// and the notes.
+func Markdown(w io.Writer, r *Report) error {
+	header, rows := r.columns()
+	var b strings.Builder
+	b.WriteString(mdCell(r.Context()) + "\n\n")
+	b.WriteString("| " + strings.Join(mdCells(header), " | ") + " |\n|")
+	for i := range header {
+		if i == 0 {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		b.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
+	}
+	b.WriteString("\nSpecs:\n\n")
+	for i, label := range Labels(r.Result) {
+		fmt.Fprintf(&b, "- %s: `%s`\n", mdCell(label), r.Result.Algorithms[i].Spec)
+	}
+	for _, group := range []struct {
+		title string
+		items []string
+	}{{"Warnings", r.Warnings}, {"Notes", r.Notes}} {
+		if len(group.items) == 0 {
+			continue
+		}
+		b.WriteString("\n" + group.title + ":\n\n")
+		for _, n := range group.items {
+			b.WriteString("- " + mdCell(n) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = mdCell(c)
+	}
+	return out
+}
+
+// mdCell escapes what would break a Markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// WriteTextTable writes a boxed table of words, every column aligned left.
+// When the table is wider than width columns (DefaultWidth when 0), its
+// widest columns are narrowed in turn, their cells wrapped at spaces and
+// after commas, until it fits (or no column can shrink below 12).
+func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) error {
+	if fit <= 0 {
+		fit = DefaultWidth
+	}
+	const minCol = 12
+	n := len(header)
+	colW := make([]int, n)
+	for i, h := range header {
+		colW[i] = width(h)
+	}
+	for _, row := range rows {
+		for i, c := range row {
+			colW[i] = max(colW[i], width(c))
+		}
+	}
+	total := func() int {
+		t := 3*n + 1
+		for _, c := range colW {
+			t += c
+		}
+		return t
+	}
+	for total() > fit {
+		widest := -1
+		for i := range colW {
+			if colW[i] > minCol && (widest < 0 || colW[i] > colW[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		colW[widest]--
+	}
+	wrapped := make([][]string, len(rows))
+	for r, row := range rows {
+		wrapped[r] = make([]string, len(row))
+		for i, c := range row {
+			wrapped[r][i] = strings.Join(wrapCell(c, colW[i]), "\n")
+		}
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignLeft}),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+	h := make([]any, len(header))
+	for i, x := range header {
+		h[i] = x
+	}
+	t.Header(h...)
+	if err := t.Bulk(wrapped); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+// wrapCell breaks s into lines of at most w columns, after a space or a
+// comma; a word longer than w is left whole.
+func wrapCell(s string, w int) []string {
+	if width(s) <= w {
+		return []string{s}
+	}
+	var tokens []string // each ends where a line may break
+	start := 0
+	for i, r := range s {
+		if r == ' ' || r == ',' {
+			tokens = append(tokens, s[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		tokens = append(tokens, s[start:])
+	}
+	var lines []string
+	line := ""
+	for _, tok := range tokens {
+		if line != "" && width(strings.TrimRight(line+tok, " ")) > w {
+			lines = append(lines, strings.TrimRight(line, " "))
+			line = ""
+		}
+		line += tok
+	}
+	if line = strings.TrimRight(line, " "); line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// Threshold is one --fail-if condition, [NAME.]FIELD OP VALUE, tested on
+// every limiter (or on those of registry name NAME): the run fails when it
+// holds for some limiter, as k6's thresholds fail a test (but written as the
+// failing condition).
+type Threshold struct {
+	Text string // as given
+	// Name, if not empty, restricts the test to limiters of that registry
+	// name ("leap-array").
+	Name  string
+	Field string
+	Op    string
+	Value float64
+}
+
+var thresholdRE = regexp.MustCompile(`^\s*(?:([a-z][a-z0-9-]*)\.)?([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$`)
+
+// ParseThreshold parses "overshoot>1.05", "pass_pct < 60" or
+// "leap-array.overshoot>1.05". Field is a per-limiter field of summary.json
+// holding a number, or pass_pct (100 · pass_ratio); see SummaryFields; the
+// optional NAME is a registry name from names (nil: any name). Errors are
+// one line listing the fields, the names or the operators.
+func ParseThreshold(s string, names ...string) (Threshold, error) {
+	m := thresholdRE.FindStringSubmatch(s)
+	if m == nil {
+		return Threshold{}, fmt.Errorf("--fail-if %q is not [NAME.]FIELD OP NUMBER; write for example --fail-if 'overshoot>1.05' (operators > >= < <= == !=)", s)
+	}
+	name, field, op, value := m[1], m[2], m[3], m[4]
+	if name != "" && len(names) > 0 && !slices.Contains(names, name) {
+		hint := ""
+		if near, ok := suggest.Nearest(name, names); ok {
+			hint = fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		return Threshold{}, fmt.Errorf("--fail-if %q: no algorithm is named %q%s; names: %s", s, name, hint, strings.Join(names, ", "))
+	}
+	t := Threshold{Text: strings.TrimSpace(s), Name: name, Field: strings.ToLower(field), Op: op}
+	fields := SummaryFields()
+	if !slices.Contains(fields, t.Field) {
+		hint := ""
+		if near, ok := suggest.Nearest(t.Field, fields); ok {
+			hint = fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		return Threshold{}, fmt.Errorf("--fail-if %q: unknown field %q%s; fields: %s", s, field, hint, strings.Join(fields, ", "))
+	}
+	v, err := strconv.ParseFloat(value, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return Threshold{}, fmt.Errorf("--fail-if %q: %q is not a number; write for example --fail-if '%s%s1.05'", s, value, t.Field, t.Op)
+	}
+	t.Value = v
+	return t, nil
+}
+
+// holds reports whether x OP Value.
+func (t Threshold) holds(x float64) bool {
+	switch t.Op {
+	case ">":
+		return x > t.Value
+	case ">=":
+		return x >= t.Value
+	case "<":
+		return x < t.Value
+	case "<=":
+		return x <= t.Value
+	case "==":
+		return x == t.Value
+	case "!=":
+		return x != t.Value
+	}
+	return false
+}
+
+// Crossing is one limiter for which one threshold holds.
+type Crossing struct {
+	Label, Spec string
+	Threshold   Threshold
+	// Value is the field's value as summary.json writes it.
+	Value string
+}
+
+func (c Crossing) String() string {
+	return fmt.Sprintf("%s: %s is %s, crossing --fail-if '%s' (%s)", c.Label, c.Threshold.Field, c.Value, c.Threshold.Text, c.Spec)
+}
+
+// Check tests every threshold on every limiter of res, with the values
+// summary.json holds, and returns the crossings, limiters in order, then
+// thresholds in order. A field that is null for a limiter (smooth_bound of
+// a limiter without buckets) is not tested for it.
+func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
+	s, _, err := summaryOf(res)
+	if err != nil {
+		return nil, err
+	}
+	labels := Labels(res)
+	var out []Crossing
+	for i, fields := range s.Algorithms {
+		values := map[string]string{}
+		for _, f := range fields {
+			if f.isNumber() {
+				values[f.Key] = string(f.Raw)
+			}
+		}
+		// A maximum that is only a lower bound is shown as one.
+		lower := map[string]bool{}
+		if late, ok := values["late_admissions"]; ok && late != "0" {
+			lower["max_window_passed"], lower["overshoot"] = true, true
+		}
+		if r, ok := values["pass_ratio"]; ok {
+			x, _ := strconv.ParseFloat(r, 64)
+			values["pass_pct"] = strconv.FormatFloat(100*x, 'f', 4, 64)
+		}
+		for _, t := range thresholds {
+			raw, ok := values[t.Field]
+			if !ok || t.Name != "" && t.Name != res.Algorithms[i].Name {
+				continue
+			}
+			x, _ := strconv.ParseFloat(raw, 64)
+			if t.holds(x) {
+				if lower[t.Field] {
+					raw = simulator.LowerBound + raw
+				}
+				out = append(out, Crossing{Label: labels[i], Spec: res.Algorithms[i].Spec, Threshold: t, Value: raw})
+			}
+		}
+	}
+	return out, nil
+}
