@@ -27,6 +27,15 @@ var constructors = []string{
 	"warm-up:limit=1,warm-up=1s,cold-factor=2",
 	"warm-up-rate-limiter:limit=10",
 	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms",
+	"leap-array:limit=10,flavor=go",
+	"leap-array:limit=5,sample-count=100,interval=500ms,flavor=go",
+	"leaky-bucket:limit=10,flavor=go",
+	"leaky-bucket:limit=3,interval=100ms,max-queue=0s,flavor=go",
+	"leaky-bucket:limit=0.7,flavor=go",
+	"warm-up:limit=10,flavor=go",
+	"warm-up:limit=100,warm-up=3s,cold-factor=4,sample-count=10,interval=2s,flavor=go",
+	"warm-up-rate-limiter:limit=10,flavor=go",
+	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms,sample-count=4,interval=200ms,flavor=go",
 }
 
 // traces is the shared table.
@@ -90,6 +99,10 @@ func maxQueue(l Limiter) time.Duration {
 		return l.cfg.MaxQueue
 	case *WarmUpRateLimiter:
 		return l.cfg.MaxQueue
+	case *GoThrottling:
+		return l.cfg.MaxQueue
+	case *GoWarmUpRateLimiter:
+		return l.cfg.MaxQueue
 	}
 	return 0
 }
@@ -143,6 +156,11 @@ func BenchmarkDecide(b *testing.B) {
 		{"leaky-bucket", "leaky-bucket"},
 		{"warm-up", "warm-up"},
 		{"warm-up-rate-limiter", "warm-up-rate-limiter"},
+		{"leap-array-go/sample-count=2", "leap-array:sample-count=2,flavor=go"},
+		{"leap-array-go/sample-count=1000", "leap-array:sample-count=1000,flavor=go"},
+		{"leaky-bucket-go", "leaky-bucket:flavor=go"},
+		{"warm-up-go", "warm-up:flavor=go"},
+		{"warm-up-rate-limiter-go", "warm-up-rate-limiter:flavor=go"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			l := mustNew(b, bc.spec, benchLimit)
