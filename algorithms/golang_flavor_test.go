@@ -38,8 +38,8 @@ func times(n int, at time.Duration) []time.Duration {
 
 func TestGoFlavorDifferences(t *testing.T) {
 	for _, tc := range []struct {
-		name, spec string
-		trace      []time.Duration
+		name, spec   string
+		trace        []time.Duration
 		java, golang string
 	}{
 		{

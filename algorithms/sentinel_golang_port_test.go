@@ -144,7 +144,9 @@ func (m *sgSlidingWindowMetric) getBucketStartRange(timeMs uint64) (start, end u
 	return
 }
 
-func (m *sgSlidingWindowMetric) getIntervalInSecond() float64 { return float64(m.intervalInMs) / 1000.0 }
+func (m *sgSlidingWindowMetric) getIntervalInSecond() float64 {
+	return float64(m.intervalInMs) / 1000.0
+}
 
 func (m *sgSlidingWindowMetric) getSumWithTime(now uint64) int64 {
 	start, end := m.getBucketStartRange(now)
