@@ -451,7 +451,7 @@ func TestGoFlavorMatchesSentinelGolangPort(t *testing.T) {
 		var trace []time.Duration
 		switch trial % 5 {
 		case 0:
-			trace = poissonTrace(rng, 3*l.Rate(), 20*time.Second)
+			trace = poissonTrace(rng, min(3*l.Rate(), 3000), 20*time.Second)
 		case 1:
 			trace = jumpyTrace(rng, 3000, trial%2 == 0)
 		default:
