@@ -117,6 +117,16 @@ func TestGoFlavorDifferences(t *testing.T) {
 			golang: strings.TrimSpace(strings.Repeat("P ", 20)),
 		},
 		{
+			// Back at 300 ms, Java's two slots hold [500, 1000) (empty) and
+			// [1000, 1500) ms (1 pass, "in the future"), and every pass at
+			// 300 ms goes to a throw-away bucket; sentinel-golang's ring of
+			// 20 still holds the 10 passes of [0, 500) ms.
+			name: "clock back: the ring of 10·S buckets remembers", spec: "leap-array:limit=10",
+			trace:  concat(times(10, 100*ms), times(1, 1100*ms), times(10, 300*ms)),
+			java:   strings.TrimSpace(strings.Repeat("P ", 21)),
+			golang: strings.Repeat("P ", 11) + strings.TrimSpace(strings.Repeat("B ", 10)),
+		},
+		{
 			// Before the limiter's creation every slot of Go's ring holds a
 			// newer bucket: the window reads 0 and each pass is lost.
 			name: "clock back: before creation", spec: "leap-array:limit=10",
