@@ -224,6 +224,7 @@ func TestGoFlavorRegistry(t *testing.T) {
 		{"warm-up:flavor=go,warm-up=1500ms", "warm-up must be a positive whole number of seconds"},
 		{"leaky-bucket:flavor=go,max-queue=1.5ms", "max-queue must be whole milliseconds"},
 		{"leaky-bucket:flavor=go,limit=0", "limit must be a positive number"},
+		{"leap-array:flavor=go,sample-count=1000000,interval=1000s", "sample-count must be from 1 to 100000 with flavor=go"},
 	} {
 		_, err := New(tc.spec, 100)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

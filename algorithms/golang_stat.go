@@ -158,8 +158,8 @@ func goStatParams(name string, sampleCount int, interval time.Duration) (int64, 
 		return 0, fmt.Errorf("%s: interval must be whole milliseconds from 1ms to %dms, got %v (sentinel-golang holds 10·interval in uint32 ms)", name, math.MaxUint32/10, interval)
 	}
 	ims := int64(interval / time.Millisecond)
-	if sampleCount < 1 {
-		return 0, fmt.Errorf("%s: sample-count must be at least 1, got %d", name, sampleCount)
+	if sampleCount < 1 || sampleCount > maxGoSampleCount {
+		return 0, fmt.Errorf("%s: sample-count must be from 1 to %d with flavor=go, got %d (sentinel-golang keeps a ring of 10·sample-count buckets)", name, maxGoSampleCount, sampleCount)
 	}
 	if ims%int64(sampleCount) != 0 {
 		return 0, fmt.Errorf("%s: sample-count %d does not divide interval %v, and sentinel-golang requires the interval to be evenly divided; pick a divisor of %d such as %s",
@@ -167,6 +167,9 @@ func goStatParams(name string, sampleCount int, interval time.Duration) (int64, 
 	}
 	return ims / int64(sampleCount), nil
 }
+
+// maxGoSampleCount bounds the ring (10·S buckets of 16 bytes) to 16 MB.
+const maxGoSampleCount = 100_000
 
 // goClock maps virtual time to sentinel-golang's clocks.
 type goClock struct{ epochMs int64 }
