@@ -49,10 +49,13 @@ func (l *GoLeapArray) Decide(now time.Duration) Decision {
 }
 
 // Check implements Stage: RejectTrafficShapingChecker.DoCheck with the
-// threshold from DirectTrafficShapingCalculator.
+// threshold from DirectTrafficShapingCalculator. A block is counted by the
+// stat slot at once, which resets t's slot of the ring if it holds an
+// older bucket.
 func (l *GoLeapArray) Check(now time.Duration) Decision {
-	cur := float64(l.statistics.window(l.clock.ms(now)))
-	if cur+1 > l.cfg.Limit {
+	t := l.clock.ms(now)
+	if cur := float64(l.statistics.window(t)); cur+1 > l.cfg.Limit {
+		l.statistics.touch(t) // the stat slot counts the block
 		return Decision{}
 	}
 	return Decision{Pass: true}

@@ -95,8 +95,13 @@ func (g *goStat) at(ws int64) int64 {
 // inWindow reports whether a bucket starting at st is in the cached window.
 func (g *goStat) inWindow(st int64) bool { return st <= g.end && st > g.end-g.interval }
 
-// add is BucketLeapArray.AddCount(MetricEventPass, 1) at absolute ms t.
-func (g *goStat) add(t int64) {
+// touch is LeapArray.currentBucketOfTime at absolute ms t, which every
+// write to the ring does first (the stat slot's block count for a blocked
+// request, its concurrency and pass counts for a pass): t's slot is reset
+// when it holds an older bucket. It returns the slot, or -1 when the slot
+// holds a newer bucket ("Provided time ... is already behind
+// old.BucketStart", and the write is lost).
+func (g *goStat) touch(t int64) int64 {
 	ws := t - t%g.w
 	i := g.slot(ws)
 	old := g.start[i]
@@ -108,8 +113,18 @@ func (g *goStat) add(t int64) {
 		}
 		g.start[i], g.count[i] = ws, 0
 	default:
-		return // "Provided time ... is already behind old.BucketStart": lost
+		return -1
 	}
+	return i
+}
+
+// add is BucketLeapArray.AddCount(MetricEventPass, 1) at absolute ms t.
+func (g *goStat) add(t int64) {
+	i := g.touch(t)
+	if i < 0 {
+		return
+	}
+	ws := g.start[i]
 	g.count[i]++
 	if g.valid && g.inWindow(ws) {
 		g.sum++

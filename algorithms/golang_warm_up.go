@@ -149,6 +149,7 @@ func (u *GoWarmUp) Check(now time.Duration) Decision {
 	t := u.clock.ms(now)
 	allowed := u.calc.allowed(t, u.statistics.previous(t))
 	if float64(u.statistics.window(t))+1 > allowed {
+		u.statistics.touch(t) // the stat slot counts the block
 		return Decision{}
 	}
 	return Decision{Pass: true}
@@ -254,6 +255,7 @@ func (u *GoWarmUpRateLimiter) Check(now time.Duration) Decision {
 	allowed := u.calc.allowed(t, u.statistics.previous(t))
 	wait, ok := u.q.check(allowed, u.clock.ns(now))
 	if !ok {
+		u.statistics.touch(t) // the stat slot counts the block
 		return Decision{}
 	}
 	return Decision{Pass: true, Wait: time.Duration(wait)}

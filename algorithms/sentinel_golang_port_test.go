@@ -368,6 +368,9 @@ func (r *sgRule) entry(at time.Duration) Decision {
 	r.setClock(at)
 	res := r.check(r.calc())
 	if res != nil && res.status == sgBlocked {
+		// The stat slot's OnEntryBlocked: AddCount(MetricEventBlock, 1)
+		// on the resource node, which goes through currentBucketOfTime.
+		r.global.currentBucketOfTime(r.clock.CurrentTimeMillis())
 		return Decision{}
 	}
 	if res != nil && res.status == sgShouldWait && res.nanosToWait > 0 {
@@ -375,6 +378,8 @@ func (r *sgRule) entry(at time.Duration) Decision {
 		r.sleeping = append(r.sleeping, at+time.Duration(res.nanosToWait))
 		return Decision{Pass: true, Wait: time.Duration(res.nanosToWait)}
 	}
+	// The stat slot's OnEntryPassed (UpdateConcurrency, then the pass),
+	// and Exit at once (the request takes no time).
 	r.global.addCountWithTime(r.clock.CurrentTimeMillis(), 1)
 	return Decision{Pass: true}
 }
