@@ -127,6 +127,16 @@ func TestGoFlavorDifferences(t *testing.T) {
 			golang: strings.Repeat("P ", 11) + strings.TrimSpace(strings.Repeat("B ", 10)),
 		},
 		{
+			// The block at 10250 ms is counted by sentinel-golang's stat
+			// slot in the ring's slot of [0, 500) ms, which it resets to
+			// [10000, 10500) ms: back at 250 ms the 10 passes of [0, 500) ms
+			// are gone. Java still counts [9500, 10000) ms "in the future".
+			name: "clock back: a block resets its slot", spec: "leap-array:limit=10",
+			trace:  concat(times(10, 250*ms), times(10, 9750*ms), times(1, 10250*ms), times(10, 250*ms)),
+			java:   strings.Repeat("P ", 20) + strings.TrimSpace(strings.Repeat("B ", 11)),
+			golang: strings.Repeat("P ", 20) + "B " + strings.TrimSpace(strings.Repeat("P ", 10)),
+		},
+		{
 			// Before the limiter's creation every slot of Go's ring holds a
 			// newer bucket: the window reads 0 and each pass is lost.
 			name: "clock back: before creation", spec: "leap-array:limit=10",
