@@ -42,6 +42,15 @@ var constructors = []string{
 	"seed-ring:limit=3,window=1s,buckets=7",
 	"decaying-window:limit=10",
 	"decaying-window:limit=2.5,window=200ms,buckets=4,decay=50ms",
+	"leap-array:limit=10,flavor=go",
+	"leap-array:limit=5,sample-count=100,interval=500ms,flavor=go",
+	"leaky-bucket:limit=10,flavor=go",
+	"leaky-bucket:limit=3,interval=100ms,max-queue=0s,flavor=go",
+	"leaky-bucket:limit=0.7,flavor=go",
+	"warm-up:limit=10,flavor=go",
+	"warm-up:limit=100,warm-up=3s,cold-factor=4,sample-count=10,interval=2s,flavor=go",
+	"warm-up-rate-limiter:limit=10,flavor=go",
+	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms,sample-count=4,interval=200ms,flavor=go",
 }
 
 // traces is the shared table.
@@ -111,6 +120,10 @@ func maxQueue(l Limiter) time.Duration {
 		return l.g.maxWait()
 	case *Uber:
 		return math.MaxInt64 // every Take passes and sleeps as long as it must
+	case *GoThrottling:
+		return l.cfg.MaxQueue
+	case *GoWarmUpRateLimiter:
+		return l.cfg.MaxQueue
 	}
 	return 0
 }
@@ -170,6 +183,11 @@ func BenchmarkDecide(b *testing.B) {
 		{"sliding-window-counter", "sliding-window-counter"},
 		{"seed-ring", "seed-ring"},
 		{"decaying-window", "decaying-window"},
+		{"leap-array-go/sample-count=2", "leap-array:sample-count=2,flavor=go"},
+		{"leap-array-go/sample-count=1000", "leap-array:sample-count=1000,flavor=go"},
+		{"leaky-bucket-go", "leaky-bucket:flavor=go"},
+		{"warm-up-go", "warm-up:flavor=go"},
+		{"warm-up-rate-limiter-go", "warm-up-rate-limiter:flavor=go"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			l := mustNew(b, bc.spec, benchLimit)

@@ -36,6 +36,7 @@ const (
 	kindFloat paramKind = iota
 	kindInt
 	kindDuration
+	kindString
 )
 
 type param struct {
@@ -104,6 +105,19 @@ func (a *args) duration(key string) (time.Duration, error) {
 	return d, nil
 }
 
+// goFlavor reads the flavor parameter: false for java (the default),
+// true for go (sentinel-golang), an error naming the allowed values else.
+func (a *args) goFlavor() (bool, error) {
+	v, _ := a.lookup("flavor")
+	switch strings.ToLower(v) {
+	case "java":
+		return false, nil
+	case "go":
+		return true, nil
+	}
+	return false, fmt.Errorf("%s: flavor %q is not known; allowed: java (Alibaba Sentinel 1.8, the default), go (sentinel-golang)", a.name, v)
+}
+
 // first returns the first error of errs.
 func first(errs ...error) error {
 	for _, err := range errs {
@@ -127,6 +141,7 @@ var (
 	pMaxQueue    = p("max-queue", "500ms", "longest queueing wait (maxQueueingTimeMs)", kindDuration)
 	pWarmUp      = p("warm-up", "10s", "warm-up period, whole seconds", kindDuration)
 	pColdFactor  = p("cold-factor", "3", "the cold rate is limit/cold-factor", kindInt)
+	pFlavor      = p("flavor", "java", "java (Alibaba Sentinel 1.8) or go (sentinel-golang, limit counted per interval)", kindString)
 )
 
 var kinds = []kind{
@@ -148,16 +163,21 @@ var kinds = []kind{
 	{
 		info: Info{Name: "leap-array", Aliases: []string{"sliding-window"},
 			Summary:   "Sentinel's bucketed sliding window (LeapArray) with DefaultController: QPS grade, reject",
-			Reference: "Alibaba Sentinel 1.8 DefaultController on a StatisticNode"},
-		params: []param{pQPS, pSampleCount, pInterval},
+			Reference: "Alibaba Sentinel 1.8 DefaultController on a StatisticNode; flavor=go: sentinel-golang Direct + Reject"},
+		params: []param{pQPS, pSampleCount, pInterval, pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c LeapArrayConfig
-			var e1, e2, e3 error
+			var e1, e2, e3, e4 error
+			var golang bool
 			c.Limit, e1 = a.float("limit")
 			c.SampleCount, e2 = a.int("sample-count")
 			c.Interval, e3 = a.duration("interval")
-			if err := first(e1, e2, e3); err != nil {
+			golang, e4 = a.goFlavor()
+			if err := first(e1, e2, e3, e4); err != nil {
 				return nil, err
+			}
+			if golang {
+				return NewGoLeapArray(c)
 			}
 			return NewLeapArray(c)
 		},
@@ -220,51 +240,79 @@ var kinds = []kind{
 	{
 		info: Info{Name: "leaky-bucket", Aliases: []string{"throttling"},
 			Summary:   "Sentinel's ThrottlingController: uniform pacing with a bounded queue",
-			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController)"},
-		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue},
+			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController); flavor=go: sentinel-golang Direct + Throttling"},
+		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c ThrottlingConfig
-			var e1, e2, e3 error
+			var e1, e2, e3, e4 error
+			var golang bool
 			c.Limit, e1 = a.float("limit")
 			c.Interval, e2 = a.duration("interval")
 			c.MaxQueue, e3 = a.duration("max-queue")
-			if err := first(e1, e2, e3); err != nil {
+			golang, e4 = a.goFlavor()
+			if err := first(e1, e2, e3, e4); err != nil {
 				return nil, err
+			}
+			if golang {
+				return NewGoThrottling(c)
 			}
 			return NewThrottling(c)
 		},
 	},
 	{
 		info: Info{Name: "warm-up", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
-			Reference: "Alibaba Sentinel 1.8 WarmUpController"},
-		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval},
+			Reference: "Alibaba Sentinel 1.8 WarmUpController; flavor=go: sentinel-golang WarmUp + Reject"},
+		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c WarmUpConfig
-			var e [5]error
+			var e [6]error
+			var golang bool
 			c.Limit, e[0] = a.float("limit")
 			c.WarmUp, e[1] = a.duration("warm-up")
 			c.ColdFactor, e[2] = a.int("cold-factor")
 			c.SampleCount, e[3] = a.int("sample-count")
 			c.Interval, e[4] = a.duration("interval")
+			golang, e[5] = a.goFlavor()
 			if err := first(e[:]...); err != nil {
 				return nil, err
+			}
+			if golang {
+				return NewGoWarmUp(c)
 			}
 			return NewWarmUp(c)
 		},
 	},
 	{
 		info: Info{Name: "warm-up-rate-limiter", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
-			Reference: "Alibaba Sentinel 1.8 WarmUpRateLimiterController"},
-		params: []param{pQPS, pWarmUp, pColdFactor, pMaxQueue},
+			Reference: "Alibaba Sentinel 1.8 WarmUpRateLimiterController; flavor=go: sentinel-golang WarmUp + Throttling"},
+		params: []param{pQPS, pWarmUp, pColdFactor, pMaxQueue,
+			p("sample-count", "2", "flavor=go only: buckets of the statistic the warm-up reads", kindInt),
+			p("interval", "1s", "flavor=go only: the rule's StatIntervalInMs, whole ms", kindDuration),
+			pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c WarmUpRateLimiterConfig
-			var e [4]error
+			var e [5]error
+			var golang bool
 			c.Limit, e[0] = a.float("limit")
 			c.WarmUp, e[1] = a.duration("warm-up")
 			c.ColdFactor, e[2] = a.int("cold-factor")
 			c.MaxQueue, e[3] = a.duration("max-queue")
+			golang, e[4] = a.goFlavor()
 			if err := first(e[:]...); err != nil {
 				return nil, err
+			}
+			if golang {
+				g := GoWarmUpRateLimiterConfig{WarmUpRateLimiterConfig: c}
+				var e1, e2 error
+				g.SampleCount, e1 = a.int("sample-count")
+				g.Interval, e2 = a.duration("interval")
+				if err := first(e1, e2); err != nil {
+					return nil, err
+				}
+				return NewGoWarmUpRateLimiter(g)
+			}
+			if a.has("sample-count") || a.has("interval") {
+				return nil, fmt.Errorf("warm-up-rate-limiter: sample-count and interval apply only with flavor=go (Java's WarmUpRateLimiterController reads the previous second); drop them or add flavor=go")
 			}
 			return NewWarmUpRateLimiter(c)
 		},

@@ -259,6 +259,7 @@ func TestBadInput(t *testing.T) {
 		{"zero limit", []string{"run", "poisson", "--limit", "0"}, "--limit must be a positive"},
 		{"negative limit", []string{"run", "poisson", "--limit=-5"}, "--limit must be a positive"},
 		{"zero rate", []string{"run", "poisson", "--algo", "token-bucket:rate=0"}, "rate must be a positive"},
+		{"unknown flavor", []string{"run", "poisson", "--algo", "warm-up:flavor=python"}, `flavor "python" is not known; allowed: java (Alibaba Sentinel 1.8, the default), go (sentinel-golang)`},
 		{"zero bin", []string{"run", "poisson", "--bin", "0s"}, "--bin must be positive"},
 		{"negative window", []string{"run", "poisson", "--window=-1s"}, "--window must be positive"},
 		{"unwritable out", []string{"run", "poisson", "--out", filepath.Join(notDir, "sub")}, "file.txt"},

@@ -40,6 +40,7 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 		g.boundary, g.smoothBound, g.sampleCount100, g.worstCase, g.coldStart, g.rollback,
 		g.seedRingGap,
 		g.decaySmoothing,
+		g.flavors,
 	} {
 		if err := section(); err != nil {
 			return nil, err
