@@ -27,6 +27,10 @@ var constructors = []string{
 	"warm-up:limit=1,warm-up=1s,cold-factor=2",
 	"warm-up-rate-limiter:limit=10",
 	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms",
+	"fixed-window:limit=10,check-to-add=1ms",
+	"leap-array:limit=10,sample-count=10,check-to-add=5ms",
+	"sliding-log:limit=3,window=100ms,history=0s,check-to-add=20ms",
+	"warm-up:limit=10,check-to-add=300us",
 }
 
 // traces is the shared table.

@@ -355,3 +355,45 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 	}
 	return l, nil
 }
+
+// checkToAddKinds are the kinds whose reference checks and records a pass
+// in two steps (FlowSlot, then StatisticSlot); each accepts
+// check-to-add=DURATION (see CheckToAdd). A new Stage kind gets the
+// parameter by adding its name here.
+var checkToAddKinds = []string{"fixed-window", "leap-array", "sliding-log", "warm-up"}
+
+var pCheckToAdd = p("check-to-add", "0s",
+	"time between the check and the recorded pass (FlowSlot to StatisticSlot); passes decided meanwhile are not yet counted", kindDuration)
+
+func init() {
+	for _, name := range checkToAddKinds {
+		k, err := findKind(name)
+		if err != nil {
+			panic("algorithms: checkToAddKinds: " + err.Error())
+		}
+		k.params = append(k.params[:len(k.params):len(k.params)], pCheckToAdd)
+		build := k.build
+		k.build = func(a *args) (Limiter, error) {
+			l, err := build(a)
+			if err != nil {
+				return nil, err
+			}
+			gap, err := a.duration("check-to-add")
+			if err != nil {
+				return nil, err
+			}
+			if gap < 0 {
+				return nil, fmt.Errorf("%s: check-to-add must not be negative, got %v (for example check-to-add=2ms; 0 records each pass as it is decided)", a.name, gap)
+			}
+			if gap == 0 {
+				// Exactly today's limiter, spec and type.
+				return l, nil
+			}
+			s, ok := l.(Stage)
+			if !ok {
+				return nil, fmt.Errorf("%s: check-to-add needs a limiter that checks and records in two steps", a.name)
+			}
+			return NewCheckToAdd(s, gap)
+		}
+	}
+}
