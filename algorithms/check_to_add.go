@@ -2,8 +2,8 @@ package algorithms
 
 import (
 	"fmt"
-	"strings"
 	"math"
+	"strings"
 	"time"
 	"unsafe"
 
