@@ -62,7 +62,7 @@ func TestEveryImplementationCountsItsDecisions(t *testing.T) {
 			if r.Decisions == 0 || r.Passes == 0 || r.Passes+r.Blocks != r.Decisions {
 				t.Fatalf("decisions %d, passes %d, blocks %d", r.Decisions, r.Passes, r.Blocks)
 			}
-			if r.MaxWindowPassed < 1 || r.MaxWindowPassed > r.Passes {
+			if r.MaxWindowPassed < 1 || r.MaxWindowPassed > r.Passes || r.MaxAlignedPassed > r.MaxWindowPassed*2 || r.MaxAlignedPassed < 1 {
 				t.Errorf("max window %d with %d passes", r.MaxWindowPassed, r.Passes)
 			}
 			if r.P50 > r.P99 || r.P99 > r.Max || r.Max <= 0 {
@@ -214,6 +214,19 @@ func TestMaxInWindow(t *testing.T) {
 				}
 			}
 			want = max(want, n)
+		}
+		var aligned int64
+		for _, t := range ts {
+			var n int64
+			for _, o := range ts {
+				if o/w == t/w {
+					n++
+				}
+			}
+			aligned = max(aligned, n)
+		}
+		if got := MaxInAligned(ts, w); got != aligned {
+			t.Fatalf("MaxInAligned(%v, %d) = %d, want %d", ts, w, got, aligned)
 		}
 		if got := MaxInWindow(append([]int64(nil), ts...), w); got != want {
 			t.Fatalf("MaxInWindow(%v, %d) = %d, want %d", ts, w, got, want)
