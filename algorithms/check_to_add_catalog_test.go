@@ -22,6 +22,9 @@ func checkToAddSpecs(sc scenarios.Scenario) []string {
 	specs := append([]string(nil), "fixed-window", "leap-array", "sliding-log", "warm-up")
 	for _, s := range sc.Algorithms {
 		name, _, _ := strings.Cut(s, ":")
+		if strings.Contains(s, "check-to-add") {
+			continue // the scenario's own race, not today's limiter
+		}
 		for _, k := range kinds {
 			if name == k {
 				specs = append(specs, s)
