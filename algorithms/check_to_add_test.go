@@ -325,3 +325,20 @@ func TestCheckToAddRegistry(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckToAdd reports ns/decision of leap-array through the race
+// wrapper at several gaps, on the Poisson trace of BenchmarkDecide.
+func BenchmarkCheckToAdd(b *testing.B) {
+	for _, gap := range []string{"0s", "100us", "1ms", "10ms"} {
+		b.Run("leap-array/check-to-add="+gap, func(b *testing.B) {
+			l := mustNew(b, "leap-array:check-to-add="+gap, benchLimit)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				l.Decide(benchAt(i))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/decision")
+			b.ReportMetric(float64(l.StateBytes()), "state-bytes")
+		})
+	}
+}

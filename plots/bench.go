@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -113,6 +114,9 @@ func BenchChart(w io.Writer, results []concurrent.BenchResult, detail string) er
 	benchX(p1, xLo, xHi, false)
 	p1.Add(grid())
 	logY(p1, tMin, tMax, "decisions per second (log scale)")
+	if tMax/tMin < 30 {
+		p1.Y.Tick.Marker = rateTicks{target: 6}
+	}
 	p2 := newPlot()
 	p2.Title.Text = "largest window / limit against goroutines: aligned windows [kW, (k+1)W) solid, trailing (t−W, t] dashed"
 	benchX(p2, xLo, xHi, true)
@@ -188,4 +192,25 @@ func addBenchPoints(p *plot.Plot, xys plotter.XYs, impl string, dashed bool) err
 	}
 	p.Add(l, s)
 	return nil
+}
+
+// rateTicks labels a narrow throughput axis with nice steps, as 1.5M or
+// 800k.
+type rateTicks struct{ target int }
+
+func (t rateTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := linearTicks{target: t.target}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label == "" {
+			continue
+		}
+		v := ticks[i].Value
+		switch {
+		case v >= 1e6:
+			ticks[i].Label = strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+		case v >= 1e3:
+			ticks[i].Label = strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
+		}
+	}
+	return ticks
 }
