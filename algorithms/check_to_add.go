@@ -86,7 +86,11 @@ func (c *CheckToAdd) Check(now time.Duration) Decision {
 // Record implements Stage: the pass admitted at at reaches the statistics
 // at at + Gap.
 func (c *CheckToAdd) Record(at time.Duration) {
-	at += c.gap
+	if at > math.MaxInt64-c.gap {
+		at = math.MaxInt64 // saturate instead of wrapping into the past
+	} else {
+		at += c.gap
+	}
 	if at <= c.now {
 		c.inner.Record(at)
 		return

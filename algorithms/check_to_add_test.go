@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -340,5 +341,15 @@ func BenchmarkCheckToAdd(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/decision")
 			b.ReportMetric(float64(l.StateBytes()), "state-bytes")
 		})
+	}
+}
+
+// TestCheckToAddSaturates: a record due beyond the end of time stays
+// pending instead of wrapping into the past.
+func TestCheckToAddSaturates(t *testing.T) {
+	l := mustNew(t, "fixed-window:limit=1,window=1s,check-to-add=2h", 0)
+	late := time.Duration(math.MaxInt64) - ms
+	if !l.Decide(late).Pass || !l.Decide(late).Pass {
+		t.Error("a pass recorded past the end of time counted at once")
 	}
 }
