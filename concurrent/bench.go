@@ -121,7 +121,9 @@ func Bench(ctx context.Context, impl Impl, cfg BenchConfig) (BenchResult, error)
 			ready.Done()
 			<-release
 			t0 := clock()
-			for !stop.Load() {
+			// Every goroutine decides at least once, even if it is first
+			// scheduled after the duration is over.
+			for first := true; first || !stop.Load(); first = false {
 				pass, at := lim.Allow()
 				t1 := clock()
 				d := t1 - t0
