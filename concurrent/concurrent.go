@@ -55,8 +55,12 @@ type Limiter interface {
 
 // Counters are the events behind a design's cost under contention.
 type Counters struct {
-	// Calls, Passes and Blocks are the decisions; Passes+Blocks = Calls
-	// once every Allow has returned.
+	// Calls, Passes and Blocks are the decisions as the design itself
+	// counts them (Passes+Blocks = Calls once every Allow has returned).
+	// They are zero for a design that keeps no totals (the atomic fixed
+	// window and x/time/rate): a shared counter written on every call
+	// would cost more than the design's own decision, so the bench counts
+	// decisions per goroutine instead.
 	Calls, Passes, Blocks int64
 	// CASFailures counts compare-and-swaps that lost a race (a bucket
 	// installed or a count changed by another goroutine in between).

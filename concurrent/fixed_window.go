@@ -21,8 +21,6 @@ type AtomicFixedWindow struct {
 	clock       Clock
 	window      int64
 	limit       uint64
-	calls       adder
-	passes      adder
 	casFailures counter
 }
 
@@ -35,7 +33,6 @@ func NewAtomicFixedWindow(c Config) *AtomicFixedWindow {
 
 // Allow implements Limiter.
 func (f *AtomicFixedWindow) Allow() (bool, int64) {
-	f.calls.add(1)
 	for {
 		now := f.clock()
 		k := uint64(now / f.window)
@@ -53,15 +50,13 @@ func (f *AtomicFixedWindow) Allow() (bool, int64) {
 			next = old + 1
 		}
 		if f.state.CompareAndSwap(old, next) {
-			f.passes.add(1)
 			return true, now
 		}
 		f.casFailures.Add(1)
 	}
 }
 
-// Counters implements Limiter.
+// Counters implements Limiter: only the CAS failures (no totals).
 func (f *AtomicFixedWindow) Counters() Counters {
-	calls, passes := f.calls.sum(), f.passes.sum()
-	return Counters{Calls: calls, Passes: passes, Blocks: calls - passes, CASFailures: f.casFailures.Load()}
+	return Counters{CASFailures: f.casFailures.Load()}
 }

@@ -42,7 +42,7 @@ type SentinelRing struct {
 	array       []atomic.Pointer[ringBucket]
 	updateLock  sync.Mutex
 
-	calls, passes, blocks      adder
+	passes, blocks             adder // the node's totals (Sentinel also keeps a minute window)
 	casFailures, lockMisses, y counter
 }
 
@@ -116,7 +116,6 @@ func (r *SentinelRing) add(a *adder) {
 
 // Allow implements Limiter.
 func (r *SentinelRing) Allow() (bool, int64) {
-	r.add(&r.calls)
 	// FlowSlot: DefaultController.canPass on node.passQps().
 	t := r.clock() / 1e6
 	r.currentWindow(t)
@@ -144,8 +143,9 @@ func (r *SentinelRing) Allow() (bool, int64) {
 
 // Counters implements Limiter.
 func (r *SentinelRing) Counters() Counters {
+	passes, blocks := r.passes.sum(), r.blocks.sum()
 	return Counters{
-		Calls: r.calls.sum(), Passes: r.passes.sum(), Blocks: r.blocks.sum(),
+		Calls: passes + blocks, Passes: passes, Blocks: blocks,
 		CASFailures: r.casFailures.Load(), LockMisses: r.lockMisses.Load(), Yields: r.y.Load(),
 	}
 }
