@@ -51,6 +51,10 @@ var constructors = []string{
 	"warm-up:limit=100,warm-up=3s,cold-factor=4,sample-count=10,interval=2s,flavor=go",
 	"warm-up-rate-limiter:limit=10,flavor=go",
 	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms,sample-count=4,interval=200ms,flavor=go",
+	"fixed-window:limit=10,check-to-add=1ms",
+	"leap-array:limit=10,sample-count=10,check-to-add=5ms",
+	"sliding-log:limit=3,window=100ms,history=0s,check-to-add=20ms",
+	"warm-up:limit=10,check-to-add=300us",
 }
 
 // traces is the shared table.

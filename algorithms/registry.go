@@ -424,8 +424,9 @@ func List() []Info {
 	out := make([]Info, len(kinds))
 	for i, k := range kinds {
 		out[i] = k.info
-		out[i].Params = make([]ParamInfo, len(k.params))
-		for j, p := range k.params {
+		params := k.allParams()
+		out[i].Params = make([]ParamInfo, len(params))
+		for j, p := range params {
 			out[i].Params[j] = p.ParamInfo
 		}
 	}
@@ -475,9 +476,9 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &args{name: k.info.Name, raw: map[string]string{}, defaultLimit: defaultLimit, params: k.params}
-	keys := make([]string, len(k.params))
-	for i, p := range k.params {
+	a := &args{name: k.info.Name, raw: map[string]string{}, defaultLimit: defaultLimit, params: k.allParams()}
+	keys := make([]string, len(a.params))
+	for i, p := range a.params {
 		keys[i] = p.Key
 	}
 	if strings.TrimSpace(rest) != "" {
@@ -497,9 +498,54 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 		}
 	}
 	l, err := k.build(a)
+	if err == nil {
+		l, err = withCheckToAdd(k, a, l)
+	}
 	if err != nil {
 		// Not a typed nil inside the interface.
 		return nil, err
 	}
 	return l, nil
+}
+
+// checkToAddKinds are the kinds whose reference checks and records a pass
+// in two steps (FlowSlot, then StatisticSlot); each accepts
+// check-to-add=DURATION (see CheckToAdd). A new Stage kind gets the
+// parameter by adding its name here.
+var checkToAddKinds = []string{"fixed-window", "leap-array", "sliding-log", "warm-up", "sliding-window-counter"}
+
+var pCheckToAdd = p("check-to-add", "0s",
+	"time between the check and the recorded pass (FlowSlot to StatisticSlot); passes decided meanwhile are not yet counted", kindDuration)
+
+// allParams is k's parameters, with check-to-add last for the kinds in
+// checkToAddKinds.
+func (k *kind) allParams() []param {
+	if !slices.Contains(checkToAddKinds, k.info.Name) {
+		return k.params
+	}
+	return append(k.params[:len(k.params):len(k.params)], pCheckToAdd)
+}
+
+// withCheckToAdd wraps l as the spec's check-to-add asks, or returns it
+// unchanged (the same limiter, spec and type) when the gap is 0 or the
+// kind does not take the parameter.
+func withCheckToAdd(k *kind, a *args, l Limiter) (Limiter, error) {
+	if !slices.Contains(checkToAddKinds, k.info.Name) {
+		return l, nil
+	}
+	gap, err := a.duration("check-to-add")
+	if err != nil {
+		return nil, err
+	}
+	if gap < 0 {
+		return nil, fmt.Errorf("%s: check-to-add must not be negative, got %v (for example check-to-add=2ms; 0 records each pass as it is decided)", a.name, gap)
+	}
+	if gap == 0 {
+		return l, nil
+	}
+	s, ok := l.(Stage)
+	if !ok {
+		return nil, fmt.Errorf("%s: check-to-add needs a limiter that checks and records in two steps", a.name)
+	}
+	return NewCheckToAdd(s, gap)
 }

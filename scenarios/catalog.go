@@ -21,6 +21,17 @@ var adversarialAlgorithms = []string{
 
 const ms = time.Millisecond
 
+// hotKeyAlgorithms show the check-then-add race: leap-array and the sliding
+// log with the pass recorded 0, 100 µs, 1 ms and 10 ms after its check.
+var hotKeyAlgorithms = []string{
+	"leap-array",
+	"leap-array:check-to-add=100us",
+	"leap-array:check-to-add=1ms",
+	"leap-array:check-to-add=10ms",
+	"sliding-log",
+	"sliding-log:check-to-add=1ms",
+}
+
 // Catalog returns the built-in scenarios, in the order 'ratelimit-lab list'
 // shows them. Each call returns fresh copies.
 func Catalog() []Scenario {
@@ -103,6 +114,33 @@ func Catalog() []Scenario {
 				{Type: PhaseClockStep, Start: 5 * time.Second, Offset: -800 * ms},
 			},
 			Algorithms: algos(),
+		},
+		{
+			Name:        "hot-key",
+			Description: "a hot key at a small limit: 1000 requests within 10 ms (100 000/s) at 500 ms of every second, limit 10/s",
+			Limit:       10, Duration: 3 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseBurst, Start: 500 * ms, Duration: 10 * ms, Count: 1000, Every: time.Second, Until: 3 * time.Second},
+			},
+			Algorithms: append([]string(nil), hotKeyAlgorithms...),
+		},
+		{
+			Name:        "hot-key-1qps",
+			Description: "100 callers on a 1 QPS rule: each calls once every 10 ms, all 100 within 1 ms (100 000/s while they call)",
+			Limit:       1, Duration: 5 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseBurst, Duration: ms, Count: 100, Every: 10 * ms, Until: 5 * time.Second},
+			},
+			Algorithms: append([]string(nil), hotKeyAlgorithms...),
+		},
+		{
+			Name:        "hot-key-overload",
+			Description: "steady overload at a large limit: evenly spaced traffic at 20 000/s for 5 s, limit 10 000/s",
+			Limit:       10000, Duration: 5 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseConstant, Rate: 20000},
+			},
+			Algorithms: append([]string(nil), hotKeyAlgorithms...),
 		},
 	}
 }

@@ -52,6 +52,9 @@ func TestCatalogPins(t *testing.T) {
 		{"clock-rollback", 100, 10 * time.Second, 1500, 0, 7},
 		{"poisson", 100, 60 * time.Second, -1, -1, 7},
 		{"spikes", 100, 20 * time.Second, -1, -1, 7},
+		{"hot-key", 10, 3 * time.Second, 3000, 500 * ms, 6},
+		{"hot-key-1qps", 1, 5 * time.Second, 50000, 0, 6},
+		{"hot-key-overload", 10000, 5 * time.Second, 100000, 0, 6},
 	}
 	if len(tests) != len(Catalog()) {
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))

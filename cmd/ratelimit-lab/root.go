@@ -85,6 +85,7 @@ the decisions its reference makes.`,
 	root.AddCommand(
 		NewCmdRun(io, nil),
 		NewCmdTune(io, nil),
+		NewCmdBench(io, nil),
 		NewCmdList(io),
 		&cobra.Command{
 			Use:   "version",

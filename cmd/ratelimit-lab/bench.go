@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/ratelimit-lab/ratelimit-lab/concurrent"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
+	textreport "github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/plots"
+)
+
+// BenchOptions holds everything `bench` needs.
+type BenchOptions struct {
+	IO *IOStreams
+
+	Impls       []string
+	Goroutines  []int
+	Duration    time.Duration
+	Limit       int
+	Window      time.Duration
+	SampleCount int
+	Out         string
+	Quiet       bool
+}
+
+// DefaultGoroutines are the goroutine counts `bench` tries by default.
+var DefaultGoroutines = []int{1, 2, 8, 64, 256}
+
+// NewCmdBench builds `bench`. runF replaces the action in tests.
+func NewCmdBench(io *IOStreams, runF func(context.Context, *BenchOptions) error) *cobra.Command {
+	opts := &BenchOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "bench [flags]",
+		Short: "Hammer one hot key with real goroutines on the wall clock",
+		Long: `Bench is the one command of the lab that leaves the virtual clock for the
+wall clock: it runs real goroutines against concurrent limiters and times
+them, so its numbers depend on the machine, its cores and its load, and
+change from run to run. Everything else in the lab is deterministic.
+
+For each implementation and each --goroutines value it starts that many
+goroutines calling Allow on one limiter (one hot key) for --duration, and
+reports decisions per second, the mean ns per decision, the p50/p99/max
+latency of one decision, the largest number of passes recorded in any
+trailing --window against --limit (the overshoot), and the counters of
+CAS failures, lock misses and yields (runtime.Gosched, Sentinel's
+Thread.yield()). The implementations (package concurrent):
+
+  sentinel-ring        Sentinel's lock-free LeapArray: check, then add
+  mutex-ring           the same ring behind one mutex: check and add together
+  atomic-fixed-window  a fixed window in one word, checked and added by CAS
+  x-time-rate          golang.org/x/time/rate Allow, burst 1
+
+It prints a table and writes bench.csv, bench.json and bench.png
+(throughput and overshoot against goroutines, log axes) under --out
+(default out/bench). Files appear only when every hammer succeeded.`,
+		Example: `  ratelimit-lab bench
+  ratelimit-lab bench --goroutines 1,8,64 --duration 500ms
+  ratelimit-lab bench --impl sentinel-ring --impl mutex-ring --limit 1 --window 1s --goroutines 100`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return benchRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&opts.Impls, "impl", nil, "implementation to run; repeat it (default all: "+strings.Join(concurrent.Names(), ", ")+")")
+	f.IntSliceVar(&opts.Goroutines, "goroutines", DefaultGoroutines, "goroutine counts to hammer with")
+	f.DurationVar(&opts.Duration, "duration", 2*time.Second, "how long each hammer runs")
+	f.IntVar(&opts.Limit, "limit", 100, "passes allowed per --window")
+	f.DurationVar(&opts.Window, "window", 100*time.Millisecond, "the limit's window (the rings' interval), whole ms")
+	f.IntVar(&opts.SampleCount, "sample-count", 2, "buckets of the rings (Sentinel's SAMPLE_COUNT)")
+	f.StringVarP(&opts.Out, "out", "o", filepath.Join("out", "bench"), "output directory")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	return cmd
+}
+
+// benchPlan validates the options and returns the implementations and one
+// config per goroutine count, before anything runs or is written.
+func benchPlan(opts *BenchOptions) ([]concurrent.Impl, []concurrent.BenchConfig, error) {
+	impls := concurrent.Impls
+	if len(opts.Impls) > 0 {
+		impls = nil
+		for _, name := range opts.Impls {
+			im, err := concurrent.Lookup(name)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--impl: %v", err)
+			}
+			impls = append(impls, im)
+		}
+	}
+	if len(opts.Goroutines) == 0 {
+		return nil, nil, fmt.Errorf("--goroutines needs at least one count (for example --goroutines 1,8,64)")
+	}
+	var cfgs []concurrent.BenchConfig
+	for _, g := range opts.Goroutines {
+		c := concurrent.BenchConfig{
+			Config:     concurrent.Config{Limit: opts.Limit, Window: opts.Window, SampleCount: opts.SampleCount},
+			Goroutines: g, Duration: opts.Duration,
+		}
+		if err := c.Validate(); err != nil {
+			return nil, nil, err
+		}
+		cfgs = append(cfgs, c)
+	}
+	return impls, cfgs, nil
+}
+
+func benchRun(ctx context.Context, opts *BenchOptions) error {
+	impls, cfgs, err := benchPlan(opts)
+	if err != nil {
+		return err
+	}
+	dir, err := output.Open(opts.Out)
+	if err != nil {
+		return err
+	}
+	defer dir.Abort()
+
+	report := concurrent.NewReport(cfgs[0])
+	total := len(impls) * len(cfgs)
+	bar := newBenchProgress(opts.IO, opts.Quiet, total, time.Duration(total)*opts.Duration)
+	for _, im := range impls {
+		for _, c := range cfgs {
+			bar.describe(fmt.Sprintf("%s × %d", im.Name, c.Goroutines))
+			r, err := concurrent.Bench(ctx, im, c)
+			if err != nil {
+				bar.finish()
+				return fmt.Errorf("bench %s with %d goroutines: %v", im.Name, c.Goroutines, err)
+			}
+			report.Results = append(report.Results, r)
+			bar.step()
+		}
+	}
+	bar.finish()
+
+	detail := fmt.Sprintf("%d CPUs · limit %d per %v · %v per point · wall clock", report.CPUs, opts.Limit, opts.Window, opts.Duration)
+	if err := dir.WriteFile("bench.csv", func(w io.Writer) error { return concurrent.WriteCSV(w, report.Results) }); err != nil {
+		return err
+	}
+	if err := dir.WriteFile("bench.json", report.WriteJSON); err != nil {
+		return err
+	}
+	if err := dir.WriteFile("bench.png", func(w io.Writer) error { return plots.BenchChart(w, report.Results, detail) }); err != nil {
+		return err
+	}
+	if err := dir.Commit(); err != nil {
+		return err
+	}
+	header, rows := concurrent.Table(report.Results)
+	if err := textreport.WriteTable(opts.IO.Out, header, rows, tw.AlignRight); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Out, "%s/%s, GOMAXPROCS %d, %d CPUs; wall-clock numbers, they vary from run to run\n",
+		runtime.GOOS, runtime.GOARCH, report.GOMAXPROCS, report.CPUs)
+	fmt.Fprintf(opts.IO.Out, "wrote %s/{bench.csv,bench.json,bench.png}\n", filepath.ToSlash(opts.Out))
+	return nil
+}
+
+// benchProgress shows a bar of hammers on a terminal when the whole bench
+// takes more than a few seconds.
+type benchProgress struct {
+	bar *progressbar.ProgressBar
+}
+
+func newBenchProgress(io *IOStreams, quiet bool, total int, expected time.Duration) *benchProgress {
+	if !io.ErrTTY || quiet || expected < 3*time.Second {
+		return &benchProgress{}
+	}
+	return &benchProgress{bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(io.ErrOut),
+		progressbar.OptionSetDescription("bench"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+	)}
+}
+
+func (p *benchProgress) describe(s string) {
+	if p.bar != nil {
+		p.bar.Describe("bench " + s)
+	}
+}
+
+func (p *benchProgress) step() {
+	if p.bar != nil {
+		_ = p.bar.Add(1)
+	}
+}
+
+func (p *benchProgress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+	}
+}

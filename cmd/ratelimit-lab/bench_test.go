@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/concurrent"
+)
+
+func TestBenchFlags(t *testing.T) {
+	var got *BenchOptions
+	cmd := NewCmdBench(&IOStreams{Out: os.Stdout, ErrOut: os.Stderr}, func(_ context.Context, o *BenchOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--goroutines", "3,5", "--duration", "150ms", "--impl", "mutex-ring", "--limit", "7"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Goroutines, []int{3, 5}) || got.Duration != 150*time.Millisecond || !slices.Equal(got.Impls, []string{"mutex-ring"}) ||
+		got.Limit != 7 || got.Window != 100*time.Millisecond || got.SampleCount != 2 || got.Out != filepath.Join("out", "bench") {
+		t.Errorf("options %+v", got)
+	}
+	cmd = NewCmdBench(&IOStreams{}, func(_ context.Context, o *BenchOptions) error { got = o; return nil })
+	cmd.SetArgs(nil)
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Goroutines, DefaultGoroutines) || got.Duration != 2*time.Second {
+		t.Errorf("defaults %+v", got)
+	}
+	if !strings.Contains(cmd.Long, "wall clock") || !strings.Contains(cmd.Long, "virtual clock") {
+		t.Error("--help does not say that bench leaves the virtual clock for the wall clock")
+	}
+}
+
+// TestBenchWritesItsFiles runs a very short bench through the real
+// command: the table, and bench.csv with one row per hammer.
+func TestBenchWritesItsFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b")
+	stdout, stderr, err := execute(t, "bench", "--goroutines", "1,4", "--duration", "20ms", "--out", out, "--quiet")
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	for _, impl := range concurrent.Names() {
+		if !strings.Contains(stdout, impl) {
+			t.Errorf("table lacks %s:\n%s", impl, stdout)
+		}
+	}
+	f, err := os.Open(filepath.Join(out, "bench.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+2*len(concurrent.Impls) || !slices.Equal(rows[0], concurrent.CSVHeader) {
+		t.Errorf("bench.csv has %d rows, header %v", len(rows), rows[0])
+	}
+	jf, err := os.Open(filepath.Join(out, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jf.Close()
+	rep, err := concurrent.ReadReport(jf)
+	if err != nil || len(rep.Results) != 2*len(concurrent.Impls) || rep.Limit != 100 || rep.CPUs < 1 {
+		t.Errorf("bench.json: %v, %+v", err, rep)
+	}
+	if st, err := os.Stat(filepath.Join(out, "bench.png")); err != nil || st.Size() < 1000 {
+		t.Errorf("bench.png: %v", err)
+	}
+}
+
+// TestBenchBadInput: one line on stderr, a non-zero exit, nothing written.
+func TestBenchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"zero goroutines", []string{"bench", "--goroutines", "0"}, "--goroutines must be positive, got 0"},
+		{"negative goroutines", []string{"bench", "--goroutines", "1,-2"}, "--goroutines must be positive, got -2"},
+		{"zero duration", []string{"bench", "--duration", "0s"}, "--duration must be positive, got 0s"},
+		{"zero limit", []string{"bench", "--limit", "0"}, "--limit must be between 1"},
+		{"odd window", []string{"bench", "--window", "1500us"}, "--window must be a positive whole number of milliseconds"},
+		{"unknown impl", []string{"bench", "--impl", "mutex-rign"}, `did you mean "mutex-ring"`},
+		{"negative check-to-add", []string{"run", "boundary-burst", "--algo", "leap-array:check-to-add=-1ms"}, "check-to-add must not be negative, got -1ms"},
+		{"non-duration check-to-add", []string{"run", "boundary-burst", "--algo", "sliding-log:check-to-add=5"}, `check-to-add "5" is not a duration`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+			_, stderr, code := binary(t, append(tc.args, "--out", out, "--quiet")...)
+			if code == 0 {
+				t.Fatalf("exit 0; stderr %q", stderr)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") || !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q, want one line containing %q", stderr, tc.want)
+			}
+			if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine 1 [") {
+				t.Errorf("stack trace: %q", stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s exists after a failed run", out)
+			}
+		})
+	}
+}
