@@ -48,7 +48,7 @@ func csvField(s string) string {
 
 // DecisionsHeader is the header line of a decisions CSV; Run writes rows
 // only, so that a caller may write one file per limiter or one for all.
-const DecisionsHeader = "algorithm,seq,t_ns,verdict,wait_ns\n"
+const DecisionsHeader = "algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error\n"
 
 // SeriesHeader is the header line of WriteSeriesCSV.
 const SeriesHeader = "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms,wait_max_ms\n"
