@@ -34,11 +34,17 @@ func NewChain(stages ...Stage) (*Chain, error) {
 		return nil, fmt.Errorf("empty chain: write A+B, for example leap-array:limit=100+circuit-breaker:strategy=error-ratio,threshold=0.5")
 	}
 	c := &Chain{stages: stages}
+	n := 0
+	for _, s := range stages {
+		if _, ok := s.(*CircuitBreaker); ok {
+			n++
+		}
+	}
+	if n > 1 {
+		return nil, fmt.Errorf("chain %s has %d circuit breakers; keep one, last (Sentinel checks a flow rule, then a degrade rule)", c.Spec(), n)
+	}
 	for i, s := range stages {
 		if b, ok := s.(*CircuitBreaker); ok {
-			if c.breaker != nil {
-				return nil, fmt.Errorf("chain %s has two circuit breakers; keep one, last (Sentinel checks a flow rule, then a degrade rule)", c.Spec())
-			}
 			if i != len(stages)-1 {
 				return nil, fmt.Errorf("chain %s has the circuit breaker before %s; put it last, as Sentinel's DegradeSlot comes after FlowSlot", c.Spec(), registryNameOf(stages[i+1].Spec()))
 			}
@@ -55,7 +61,7 @@ func registryNameOf(spec string) string {
 
 // newChainSpec parses A+B+… for New.
 func newChainSpec(spec string, defaultLimit float64) (Limiter, error) {
-	parts := strings.Split(spec, "+")
+	parts := splitChain(spec)
 	stages := make([]Stage, 0, len(parts))
 	for _, p := range parts {
 		if strings.TrimSpace(p) == "" {
@@ -72,6 +78,24 @@ func newChainSpec(spec string, defaultLimit float64) (Limiter, error) {
 		stages = append(stages, s)
 	}
 	return NewChain(stages...)
+}
+
+// splitChain splits A+B+… at each '+' that starts a stage: one followed
+// by a letter or by nothing, so that "rate=3e+08" stays whole.
+func splitChain(spec string) []string {
+	var parts []string
+	last := 0
+	for i := 0; i < len(spec); i++ {
+		if spec[i] != '+' {
+			continue
+		}
+		rest := strings.TrimLeft(spec[i+1:], " ")
+		if rest == "" || rest[0] == '+' || (rest[0]|0x20 >= 'a' && rest[0]|0x20 <= 'z') {
+			parts = append(parts, spec[last:i])
+			last = i + 1
+		}
+	}
+	return append(parts, spec[last:])
 }
 
 // Stages returns the stages in order.

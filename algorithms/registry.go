@@ -332,7 +332,7 @@ func findKind(name string) (*kind, error) {
 // defaultLimit is not positive. Errors are one line naming the problem and
 // the allowed names, keys or range.
 func New(spec string, defaultLimit float64) (Limiter, error) {
-	if strings.Contains(spec, "+") {
+	if len(splitChain(spec)) > 1 {
 		return newChainSpec(spec, defaultLimit)
 	}
 	name, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
