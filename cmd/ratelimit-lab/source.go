@@ -52,6 +52,8 @@ type source struct {
 	// Expected is the number of arrivals when it is known beforehand.
 	Expected int64
 	Open     func() (scenarios.Stream, error)
+	// Downstream is the scenario's modelled service, or nil.
+	Downstream *scenarios.Downstream
 }
 
 func isScenarioFile(arg string) bool {
@@ -106,6 +108,7 @@ func (o *sourceOptions) resolve() (*source, error) {
 		End:        sc.Duration,
 		Algorithms: sc.Algorithms,
 		Open:       sc.Stream,
+		Downstream: sc.Downstream,
 	}, nil
 }
 
