@@ -139,4 +139,3 @@ func WriteBreakerCSV(w io.Writer, r *Result) error {
 	}
 	return bw.Flush()
 }
-
