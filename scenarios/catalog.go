@@ -104,6 +104,8 @@ func Catalog() []Scenario {
 			},
 			Algorithms: algos(),
 		},
+		slowDownstream(),
+		flapping(),
 	}
 }
 

@@ -52,6 +52,8 @@ func TestCatalogPins(t *testing.T) {
 		{"clock-rollback", 100, 10 * time.Second, 1500, 0, 7},
 		{"poisson", 100, 60 * time.Second, -1, -1, 7},
 		{"spikes", 100, 20 * time.Second, -1, -1, 7},
+		{"slow-downstream", 100, 40 * time.Second, -1, -1, 4},
+		{"flapping", 100, 30 * time.Second, -1, -1, 4},
 	}
 	if len(tests) != len(Catalog()) {
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))

@@ -32,8 +32,13 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 	if r == nil {
 		return nil
 	}
-	_, node := get(p.root, "downstream")
-	line := func(keys ...string) int { return keyLine(node, keys...) }
+	kn, node := get(p.root, "downstream")
+	line := func(keys ...string) int {
+		if len(keys) == 0 && kn != nil {
+			return kn.Line
+		}
+		return keyLine(node, keys...)
+	}
 	if err := p.wholeNumber(node, "servers"); err != nil {
 		return err
 	}
