@@ -62,6 +62,9 @@ type Transition struct {
 	// read.
 	At, Clock time.Duration
 	From, To  algorithms.BreakerState
+	// Seq is the arrival that caused it: the probe (OPEN → HALF_OPEN) or
+	// the request whose completion decided.
+	Seq int64
 }
 
 type chainEvent struct {
@@ -245,5 +248,5 @@ func (u *chainUnit) complete(seq int64, exit time.Duration, failed, timeout bool
 }
 
 func (u *chainUnit) transition(o *outcome, clock time.Duration, from, to algorithms.BreakerState) {
-	u.transitions = append(u.transitions, Transition{At: clock + (o.at - o.clock), Clock: clock, From: from, To: to})
+	u.transitions = append(u.transitions, Transition{At: clock + (o.at - o.clock), Clock: clock, From: from, To: to, Seq: o.seq})
 }
