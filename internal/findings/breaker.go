@@ -138,7 +138,7 @@ func (g *gen) breakerProbe() error {
 		}
 		rows = append(rows, []string{num(rate) + "/s", itoa(a.Arrived), itoa(a.Passed), itoa(c.Opens), itoa(c.Probes),
 			itoa(hoPass), itoa(hoBlock), strconv.FormatFloat(meanOpen, 'f', 3, 64) + " s"})
-		cmds = append(cmds, fmt.Sprintf("ratelimit-lab run %s --limit %s --decisions", FailingDownstreamFile, num(rate)))
+		cmds = append(cmds, fmt.Sprintf("ratelimit-lab run %s --limit %s --decisions --chart none", FailingDownstreamFile, num(rate)))
 	}
 	g.table([]string{"traffic", "arrived", "passed", "opens", "probes", "passes while HALF_OPEN", "blocks while HALF_OPEN", "mean OPEN → HALF_OPEN"}, rows)
 	g.cmd(cmds...)
@@ -227,7 +227,7 @@ func (g *gen) breakerMinRequests() error {
 			}
 		}
 		rows = append(rows, row)
-		cmds = append(cmds, fmt.Sprintf("ratelimit-lab run %s --limit %s --algo %s --algo %s", FailingDownstreamFile, num(rate), specs[0], specs[1]))
+		cmds = append(cmds, fmt.Sprintf("ratelimit-lab run %s --limit %s --algo %s --algo %s --chart none", FailingDownstreamFile, num(rate), specs[0], specs[1]))
 	}
 	g.table([]string{"traffic", "arrived", "opens (1 s)", "errors let through (1 s)", "opens (10 s)", "errors let through (10 s)"}, rows)
 	g.cmd(cmds...)
