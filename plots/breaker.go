@@ -119,3 +119,18 @@ func (b *stateBand) Plot(c draw.Canvas, plt *plot.Plot) {
 	}
 	rect(since, b.to, state)
 }
+
+// chainKeyItems explains the RT line and the state band in the figure key.
+func chainKeyItems(res *simulator.Result) []keyItem {
+	var items []keyItem
+	if simulator.HasResponses(res) {
+		items = append(items, keyItem{label: "mean RT per bin (right axis)", line: rtStyle})
+	}
+	if simulator.HasBreakers(res) {
+		items = append(items,
+			keyItem{label: "breaker CLOSED", fill: stateClosed},
+			keyItem{label: "OPEN", fill: stateOpen},
+			keyItem{label: "HALF_OPEN", fill: stateHalfOpen})
+	}
+	return items
+}

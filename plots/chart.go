@@ -118,6 +118,9 @@ func Chart(w io.Writer, res *simulator.Result, opts ChartOptions) error {
 	}
 	overlay := opts.Mode == ModeOverlay
 	header := headerItems(data, overlay)
+	if !overlay {
+		header = append(header, chainKeyItems(res)...) // plots/breaker.go
+	}
 	title := figureTitle(res, from, to)
 	hdrH := headerHeight(px(float64(width)), title, header)
 	height := opts.Height
