@@ -331,6 +331,10 @@ func findKind(name string) (*kind, error) {
 // takes defaultLimit (the scenario's limit), and is an error when
 // defaultLimit is not positive. Errors are one line naming the problem and
 // the allowed names, keys or range.
+//
+// A spec A+B+… (a '+' followed by a limiter name) builds a *Chain of those
+// stages, at most one circuit-breaker, last; a lone circuit-breaker spec
+// builds a *CircuitBreaker.
 func New(spec string, defaultLimit float64) (Limiter, error) {
 	if len(splitChain(spec)) > 1 {
 		return newChainSpec(spec, defaultLimit)

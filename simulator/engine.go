@@ -54,7 +54,8 @@ type Config struct {
 	Reorder time.Duration
 	// Decisions, if not nil, is asked once per limiter (by index) for a
 	// writer that receives one CSV row per arrival, without header:
-	// algorithm,seq,t_ns,verdict,wait_ns (see WriteDecisionsHeader). A nil
+	// algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error (see
+	// DecisionsHeader). A nil
 	// writer turns the rows off for that limiter. The writer is used from
 	// the limiter's goroutine only and is buffered by Run.
 	Decisions func(algo int) io.Writer

@@ -55,7 +55,11 @@ func listRun(io *IOStreams) error {
 		}
 		rows = append(rows, []string{name, strings.Join(params, ","), a.Reference})
 	}
-	return renderTextTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows)
+	if err := renderTextTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Out, "\nChains: A+B+... asks each stage in turn after the waits of the ones before and passes only if all pass;\nat most one circuit-breaker, last (for example leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5).")
+	return nil
 }
 
 // seconds prints a duration as "60s" rather than "1m0s".
