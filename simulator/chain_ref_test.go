@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
@@ -20,13 +22,19 @@ import (
 // (LeapArray, AbstractCircuitBreaker, ResponseTimeCircuitBreaker,
 // ExceptionCircuitBreaker), of the flow controllers put in front of them
 // (DefaultController on a LeapArray, ThrottlingController on its
-// millisecond path), and of the slot chain (FlowSlot, DegradeSlot,
-// StatisticSlot), driven by their own event loop under the documented
-// event order. The chain executor must make the same decisions and the
-// same state changes on every trace.
+// millisecond and nanosecond paths, and x/time/rate itself), and of the
+// slot chain (FlowSlot, DegradeSlot, StatisticSlot), driven by their own
+// event loop under the documented event order, with responses from the
+// trace or from the downstream model written out plainly. The chain
+// executor must make the same decisions and the same state changes on
+// every trace.
 
-// jClock is TimeUtil.currentTimeMillis().
-type jClock struct{ ms int64 }
+// jClock is TimeUtil.currentTimeMillis() (ms) and System.nanoTime() (ns),
+// and the virtual time t itself for x/time/rate.
+type jClock struct {
+	ms, ns int64
+	t      time.Duration
+}
 
 type jWrap[T any] struct {
 	start int64
@@ -194,10 +202,65 @@ func (b *jBreaker) onRequestComplete(createMs int64, failed bool) {
 }
 
 // jFlow is a flow rule: canPass returns whether it passes and how long it
-// sleeps (ms); addPass is StatisticSlot's addPassRequest.
+// sleeps; addPass is StatisticSlot's addPassRequest.
 type jFlow interface {
-	canPass() (bool, int64)
+	canPass() (bool, time.Duration)
 	addPass()
+}
+
+// jXRate is golang.org/x/time/rate's AllowN(epoch+t, 1).
+type jXRate struct {
+	clock *jClock
+	lim   *rate.Limiter
+}
+
+func (x *jXRate) canPass() (bool, time.Duration) {
+	return x.lim.AllowN(time.Unix(1_600_000_000, 0).Add(x.clock.t), 1), 0
+}
+
+func (x *jXRate) addPass() {}
+
+// jDownstream is the downstream model written out plainly: FIFO, the
+// first server to come free (linear scan), the phase at the start of
+// service, a timeout from admission, errors by the splitmix64 hash of
+// (seed, arrival number).
+type jDownstream struct {
+	cfg  *scenarios.Downstream
+	free []time.Duration
+}
+
+func (d *jDownstream) serve(seq int, adm time.Duration) (exit time.Duration, failed bool) {
+	if d.free == nil {
+		d.free = make([]time.Duration, d.cfg.Servers)
+		for i := range d.free {
+			d.free[i] = math.MinInt64
+		}
+	}
+	k := 0
+	for i := range d.free {
+		if d.free[i] < d.free[k] {
+			k = i
+		}
+	}
+	start := adm
+	if d.free[k] > start {
+		start = d.free[k]
+	}
+	service, errs := d.cfg.Service, 0.0
+	for _, p := range d.cfg.Phases {
+		if start >= p.From && start < p.To {
+			service, errs = p.Service, p.Errors
+		}
+	}
+	d.free[k] = start + service
+	if d.cfg.Timeout > 0 && start+service-adm > d.cfg.Timeout {
+		return adm + d.cfg.Timeout, true
+	}
+	z := d.cfg.Seed + uint64(seq+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return start + service, float64(z>>11)/(1<<53) < errs
 }
 
 // jDefault is DefaultController on a StatisticNode's rolling second.
@@ -208,7 +271,7 @@ type jDefault struct {
 	node       *jLeap[int64]
 }
 
-func (d *jDefault) canPass() (bool, int64) {
+func (d *jDefault) canPass() (bool, time.Duration) {
 	d.node.currentWindow(d.clock.ms)
 	var sum int64
 	for _, v := range d.node.values(d.clock.ms) {
@@ -223,7 +286,8 @@ func (d *jDefault) canPass() (bool, int64) {
 
 func (d *jDefault) addPass() { *d.node.currentWindow(d.clock.ms).v++ }
 
-// jThrottling is ThrottlingController.canPass on its millisecond path.
+// jThrottling is ThrottlingController.canPass, with its nanosecond path
+// when the limit does not divide the interval or exceeds one per ms.
 type jThrottling struct {
 	clock            *jClock
 	count            float64
@@ -232,22 +296,30 @@ type jThrottling struct {
 	latestPassedTime int64
 }
 
-func (r *jThrottling) canPass() (bool, int64) {
-	cur := r.clock.ms
-	cost := int64(math.Round(1.0 * float64(r.statDurationMs) * 1 / r.count))
+func (r *jThrottling) canPass() (bool, time.Duration) {
+	nanos := r.statDurationMs%int64(math.Floor(r.count+0.5)) != 0 || r.count/float64(r.statDurationMs) > 1
+	if !nanos {
+		ok, w := r.canPassIn(r.clock.ms, int64(math.Floor(1.0*float64(r.statDurationMs)*1/r.count+0.5)), r.maxQueueingMs)
+		return ok, time.Duration(w) * time.Millisecond
+	}
+	ok, w := r.canPassIn(r.clock.ns, int64(math.Floor(1.0*1e6*float64(r.statDurationMs)*1/r.count+0.5)), r.maxQueueingMs*1_000_000)
+	return ok, time.Duration(w)
+}
+
+func (r *jThrottling) canPassIn(cur, cost, maxQueue int64) (bool, int64) {
 	expected := cost + r.latestPassedTime
 	if expected <= cur {
 		r.latestPassedTime = cur
 		return true, 0
 	}
 	wait := cost + r.latestPassedTime - cur
-	if wait > r.maxQueueingMs {
+	if wait > maxQueue {
 		return false, 0
 	}
 	old := r.latestPassedTime + cost
 	r.latestPassedTime = old
 	wait = old - cur
-	if wait > r.maxQueueingMs {
+	if wait > maxQueue {
 		r.latestPassedTime -= cost
 		return false, 0
 	}
@@ -273,7 +345,7 @@ type jResult struct {
 
 // jRun drives the slot chain [flow] → degrade over reqs with the event
 // order of the contract, on a plain list of pending events.
-func jRun(reqs []jRequest, epoch int64, flow jFlow, b *jBreaker, clock *jClock) []jResult {
+func jRun(reqs []jRequest, epoch int64, flow jFlow, b *jBreaker, clock *jClock, ds *jDownstream) []jResult {
 	type ev struct {
 		t     time.Duration
 		class int
@@ -288,6 +360,8 @@ func jRun(reqs []jRequest, epoch int64, flow jFlow, b *jBreaker, clock *jClock) 
 			ms--
 		}
 		clock.ms = epoch + ms
+		clock.ns = epoch*1_000_000 + int64(t)
+		clock.t = t
 	}
 	less := func(a, c ev) bool {
 		if a.t != c.t {
@@ -311,6 +385,10 @@ func jRun(reqs []jRequest, epoch int64, flow jFlow, b *jBreaker, clock *jClock) 
 		out[seq].pass = true
 		out[seq].wait = t - reqs[seq].t
 		admission[seq] = t
+		if ds != nil {
+			exit, failed := ds.serve(seq, t)
+			reqs[seq].rt, reqs[seq].failed = exit-t, failed
+		}
 		pending = append(pending, ev{t + reqs[seq].rt, 0, seq})
 	}
 	complete := func(seq int, t time.Duration) {
@@ -345,7 +423,7 @@ func jRun(reqs []jRequest, epoch int64, flow jFlow, b *jBreaker, clock *jClock) 
 	for seq, r := range reqs {
 		runBefore(ev{r.t, 2, seq}, false)
 		set(r.t)
-		wait := int64(0)
+		var wait time.Duration
 		if flow != nil {
 			ok, w := flow.canPass()
 			if !ok {
@@ -355,7 +433,7 @@ func jRun(reqs []jRequest, epoch int64, flow jFlow, b *jBreaker, clock *jClock) 
 			wait = w
 		}
 		if wait > 0 {
-			pending = append(pending, ev{r.t + time.Duration(wait)*time.Millisecond, 1, seq})
+			pending = append(pending, ev{r.t + wait, 1, seq})
 			continue
 		}
 		degrade(seq, r.t)
@@ -368,6 +446,21 @@ func jRun(reqs []jRequest, epoch int64, flow jFlow, b *jBreaker, clock *jClock) 
 type refCase struct {
 	spec  string
 	build func(clock *jClock) (jFlow, *jBreaker)
+	ds    *scenarios.Downstream // responses from a downstream, not the trace
+}
+
+// refDownstream slows down and fails in alternate seconds.
+func refDownstream() *scenarios.Downstream {
+	d := &scenarios.Downstream{Servers: 3, Service: 20 * time.Millisecond, Timeout: 400 * time.Millisecond, Seed: 5}
+	for i := 0; i < 40; i++ {
+		from := time.Duration(i) * 2 * time.Second
+		p := scenarios.DownstreamPhase{From: from, To: from + time.Second, Service: 150 * time.Millisecond}
+		if i%3 == 1 {
+			p.Service, p.Errors = 5*time.Millisecond, 0.7
+		}
+		d.Phases = append(d.Phases, p)
+	}
+	return d
 }
 
 func jNewBreaker(clock *jClock, grade int, maxRt int64, threshold float64, minReq int64, statMs int64, recoverySec int64) *jBreaker {
@@ -385,19 +478,32 @@ func refCases() []refCase {
 		return &jThrottling{clock: c, count: 20, statDurationMs: 1000, maxQueueingMs: 300, latestPassedTime: -1}
 	}
 	return []refCase{
-		{slowSpec, func(c *jClock) (jFlow, *jBreaker) { return nil, slow(c) }},
+		{slowSpec, func(c *jClock) (jFlow, *jBreaker) { return nil, slow(c) }, nil},
 		{"circuit-breaker:strategy=slow-ratio,max-rt=50ms,min-requests=2,stat-interval=500ms,recovery=2s",
-			func(c *jClock) (jFlow, *jBreaker) { return nil, jNewBreaker(c, 0, 50, 1.0, 2, 500, 2) }},
+			func(c *jClock) (jFlow, *jBreaker) { return nil, jNewBreaker(c, 0, 50, 1.0, 2, 500, 2) }, nil},
 		{"circuit-breaker:strategy=error-ratio,threshold=0.3,min-requests=4,stat-interval=700ms,recovery=1s",
-			func(c *jClock) (jFlow, *jBreaker) { return nil, jNewBreaker(c, 1, 0, 0.3, 4, 700, 1) }},
+			func(c *jClock) (jFlow, *jBreaker) { return nil, jNewBreaker(c, 1, 0, 0.3, 4, 700, 1) }, nil},
 		{"circuit-breaker:strategy=error-count,threshold=2,min-requests=1,recovery=1s",
-			func(c *jClock) (jFlow, *jBreaker) { return nil, jNewBreaker(c, 2, 0, 2, 1, 1000, 1) }},
-		{"leap-array:limit=20+" + slowSpec, func(c *jClock) (jFlow, *jBreaker) { return leap(c), slow(c) }},
-		{"leaky-bucket:limit=20,max-queue=300ms+" + slowSpec, func(c *jClock) (jFlow, *jBreaker) { return throttle(c), slow(c) }},
+			func(c *jClock) (jFlow, *jBreaker) { return nil, jNewBreaker(c, 2, 0, 2, 1, 1000, 1) }, nil},
+		{"leap-array:limit=20+" + slowSpec, func(c *jClock) (jFlow, *jBreaker) { return leap(c), slow(c) }, nil},
+		{"leaky-bucket:limit=20,max-queue=300ms+" + slowSpec, func(c *jClock) (jFlow, *jBreaker) { return throttle(c), slow(c) }, nil},
 		{"leaky-bucket:limit=20,max-queue=300ms+circuit-breaker:strategy=error-ratio,threshold=0.5,min-requests=3,recovery=1s",
-			func(c *jClock) (jFlow, *jBreaker) { return throttle(c), jNewBreaker(c, 1, 0, 0.5, 3, 1000, 1) }},
-		{"leap-array:limit=20", func(c *jClock) (jFlow, *jBreaker) { return leap(c), nil }},
-		{"leaky-bucket:limit=20,max-queue=300ms", func(c *jClock) (jFlow, *jBreaker) { return throttle(c), nil }},
+			func(c *jClock) (jFlow, *jBreaker) { return throttle(c), jNewBreaker(c, 1, 0, 0.5, 3, 1000, 1) }, nil},
+		{"leaky-bucket:limit=30,max-queue=300ms+" + slowSpec, func(c *jClock) (jFlow, *jBreaker) {
+			return &jThrottling{clock: c, count: 30, statDurationMs: 1000, maxQueueingMs: 300, latestPassedTime: -1}, slow(c)
+		}, nil},
+		{"token-bucket:rate=20,burst=5+" + slowSpec, func(c *jClock) (jFlow, *jBreaker) {
+			return &jXRate{clock: c, lim: rate.NewLimiter(20, 5)}, slow(c)
+		}, nil},
+		{"leap-array:limit=20+" + slowSpec, func(c *jClock) (jFlow, *jBreaker) { return leap(c), slow(c) }, refDownstream()},
+		{"leaky-bucket:limit=30,max-queue=300ms+circuit-breaker:strategy=error-ratio,threshold=0.3,min-requests=3,recovery=1s",
+			func(c *jClock) (jFlow, *jBreaker) {
+				return &jThrottling{clock: c, count: 30, statDurationMs: 1000, maxQueueingMs: 300, latestPassedTime: -1}, jNewBreaker(c, 1, 0, 0.3, 3, 1000, 1)
+			}, refDownstream()},
+		{"circuit-breaker:strategy=error-count,threshold=2,min-requests=1,recovery=1s",
+			func(c *jClock) (jFlow, *jBreaker) { return nil, jNewBreaker(c, 2, 0, 2, 1, 1000, 1) }, refDownstream()},
+		{"leap-array:limit=20", func(c *jClock) (jFlow, *jBreaker) { return leap(c), nil }, nil},
+		{"leaky-bucket:limit=20,max-queue=300ms", func(c *jClock) (jFlow, *jBreaker) { return throttle(c), nil }, nil},
 	}
 }
 
@@ -444,12 +550,16 @@ func TestChainsMatchSentinelReference(t *testing.T) {
 			reqs := randomRequests(rng, 400+rng.IntN(400))
 			clock := &jClock{}
 			flow, b := rc.build(clock)
-			want := jRun(reqs, epoch, flow, b, clock)
-
 			arr := make([]scenarios.Arrival, len(reqs))
 			for i, r := range reqs {
-				arr[i] = scenarios.Arrival{At: r.t, Clock: r.t, HasResponse: true, RT: r.rt, Failed: r.failed}
+				arr[i] = scenarios.Arrival{At: r.t, Clock: r.t, HasResponse: rc.ds == nil, RT: r.rt, Failed: r.failed}
 			}
+			var ds *jDownstream
+			if rc.ds != nil {
+				ds = &jDownstream{cfg: rc.ds}
+			}
+			want := jRun(reqs, epoch, flow, b, clock, ds)
+
 			lim, err := algorithms.New(rc.spec, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -457,6 +567,7 @@ func TestChainsMatchSentinelReference(t *testing.T) {
 			var rows bytes.Buffer
 			cfg := cfgFor(10 * time.Second)
 			cfg.Decisions = func(int) io.Writer { return &rows }
+			cfg.Downstream = rc.ds
 			res, err := Run(context.Background(), &sliceStream{arr: arr}, []algorithms.Limiter{lim}, cfg)
 			if err != nil {
 				t.Fatal(err)
