@@ -62,3 +62,30 @@ func TestTraceResponseColumnErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTraceResponses: traces with response columns never panic, every
+// arrival carries a response with a non-negative RT, and errors are one
+// line naming the file and line.
+func FuzzParseTraceResponses(f *testing.F) {
+	for _, seed := range []string{"t_ms,rt_ms,error\n0,20,0\n1.5,400.25,1\n", "t_ms,rt_ms\n7,3\n", "t_ms,rt_ms,error\n5,20\n", "t_ms,rt_ms,error\n5,-1,0\n", "t_ms,rt_ms,error\n5,1,2\n", "t_ms, rt_ms ,error\n1,1,1\n"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st := NewTraceReader(strings.NewReader(string(data)), "fuzz.csv")
+		for {
+			a, ok := st.Next()
+			if !ok {
+				break
+			}
+			if a.At < 0 || a.At != a.Clock || a.RT < 0 || (!a.HasResponse && (a.RT != 0 || a.Failed)) {
+				t.Fatalf("arrival %+v", a)
+			}
+		}
+		if err := st.Err(); err != nil {
+			msg := err.Error()
+			if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "fuzz.csv:") || !strings.Contains(msg, "; ") {
+				t.Fatalf("error not one line with a fix: %q", msg)
+			}
+		}
+	})
+}
