@@ -20,13 +20,6 @@ import (
 type downstream struct {
 	cfg  *scenarios.Downstream
 	free []time.Duration // min-heap of the times the servers come free
-
-	// Little's law bookkeeping over the time in system (admission to the
-	// end of service): the number served and the sum of their times.
-	served    int64
-	inSystem  time.Duration
-	first     time.Duration
-	lastLeave time.Duration
 }
 
 func newDownstream(cfg *scenarios.Downstream) *downstream {
@@ -45,12 +38,6 @@ func (d *downstream) serve(seq int64, adm time.Duration) (exit time.Duration, fa
 	leave := start + service
 	d.free[0] = leave
 	d.down(0)
-	if d.served == 0 {
-		d.first = adm
-	}
-	d.served++
-	d.inSystem += leave - adm
-	d.lastLeave = max(d.lastLeave, leave)
 	if d.cfg.Timeout > 0 && leave-adm > d.cfg.Timeout {
 		return adm + d.cfg.Timeout, true, true
 	}
