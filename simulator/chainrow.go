@@ -8,6 +8,25 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 )
 
+// eventedRow is a row whose decisions may be known later than its
+// arrivals. The engine feeds it every batch in order with process, which
+// hands the outcomes that became final, in arrival order, to the row's
+// accumulator and decisions writer (a reorder buffer holds the others),
+// and calls finish after the last batch to run what is left.
+type eventedRow interface {
+	process(b *batch) error
+	finish() error
+}
+
+// newEventedRow returns the evented runner of lim for this run, or nil
+// for the fast path; b is the first batch.
+func newEventedRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWriter, cfg *Config, b *batch) eventedRow {
+	if r := newChainRow(lim, acc, rows, cfg, b); r != nil {
+		return r
+	}
+	return nil
+}
+
 // chainRow runs one evented row for the engine: the arrivals go to a
 // chainUnit, and its outcomes, in arrival order, to the accumulator and
 // the decisions writer.

@@ -55,9 +55,9 @@ type Config struct {
 	// Decisions, if not nil, is asked once per limiter (by index) for a
 	// writer that receives one CSV row per arrival, without header:
 	// algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error (see
-	// DecisionsHeader). A nil
-	// writer turns the rows off for that limiter. The writer is used from
-	// the limiter's goroutine only and is buffered by Run.
+	// DecisionsHeader). A nil writer turns the rows off for that limiter.
+	// The writer is used from the limiter's goroutine only and is buffered
+	// by Run.
 	Decisions func(algo int) io.Writer
 	// Downstream, if not nil, is the service behind every limiter; each
 	// row gets its own copy, and every row is then run by the chain
@@ -222,13 +222,13 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 		rows = newDecisionWriter(w, lim.Spec())
 	}
 	ds := make([]algorithms.Decision, batchSize)
-	var ch *chainRow // an evented row (chain.go), chosen at the first batch
+	var ch eventedRow // an evented row (chainrow.go), chosen at the first batch
 	first := true
 	for b := range in {
 		if err == nil && ctx.Err() == nil {
 			if first {
 				first = false
-				ch = newChainRow(lim, acc, rows, cfg, b)
+				ch = newEventedRow(lim, acc, rows, cfg, b)
 			}
 			if ch != nil {
 				err = ch.process(b)
