@@ -234,3 +234,31 @@ func (g *gen) breakerMinRequests() error {
 	g.p("Verdict: the gate is per bucket, not per sliding window: with a 1 s interval and 1 call/s on average the bucket almost never holds 5 completions, so a downstream that fails every call opened the breaker %d times and %d failed calls went through in 300 s. A longer stat-interval gathers enough calls at low traffic; at higher traffic the defaults open at once.\n\n", lowOpens, lowErrs)
 	return nil
 }
+
+// (j) A queueing limiter's wait is part of the breaker's RT.
+func (g *gen) breakerQueueWait() error {
+	g.p("## (j) A queueing limiter in front of a slow-ratio breaker\n\n")
+	g.p("Not a claim of the seeds, but a consequence of the slot chain they describe: Sentinel measures RT from the entry's creation, before FlowSlot, so the time a request waits in a queueing flow rule (throttling) counts as response time for DegradeSlot. `poisson` (150/s against a limit of 100/s), with no downstream at all (every pass returns at once):\n\n")
+	sc, err := lookup("poisson")
+	if err != nil {
+		return err
+	}
+	const cb = "circuit-breaker:strategy=slow-ratio,max-rt=200ms,threshold=0.5,recovery=1s"
+	specs := []string{"leap-array+" + cb, "leaky-bucket+" + cb, "leaky-bucket:max-queue=200ms+" + cb}
+	r, _, err := g.runWith(sc, specs, false)
+	if err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, a := range r.Algorithms {
+		c := a.Chain
+		rows = append(rows, []string{"`" + a.Spec + "`", itoa(a.Passed), itoa(c.Opens),
+			strconv.FormatFloat(100*float64(c.OpenTime)/float64(r.End-r.Start), 'f', 1, 64) + "%", msOf(a.WaitP99)})
+	}
+	g.table([]string{"chain", "passed", "breaker opens", "time OPEN", "wait p99"}, rows)
+	g.cmd("ratelimit-lab run poisson --algo " + specs[0] + " --algo " + specs[1] + " --algo " + specs[2])
+	lb, lbq := r.Algorithms[1], r.Algorithms[2]
+	g.p("Verdict: with the default 500 ms queue the leaky bucket's own waits exceed max-rt, so the breaker opens %d times and stays OPEN %.0f%% of the run although nothing downstream is slow; a queue no longer than max-rt (%d opens) or a rejecting limiter (%d) leaves it closed. Keep max-queue at most max-rt, or expect the breaker to trip on the limiter's queue.\n\n",
+		lb.Chain.Opens, 100*float64(lb.Chain.OpenTime)/float64(r.End-r.Start), lbq.Chain.Opens, r.Algorithms[0].Chain.Opens)
+	return nil
+}
