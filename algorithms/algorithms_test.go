@@ -582,6 +582,7 @@ func TestCanonicalSpecsRoundTrip(t *testing.T) {
 		{"throttling:max-queue=2s", "leaky-bucket:limit=100,interval=1s,max-queue=2s"},
 		{"warm-up:limit=2.5", "warm-up:limit=2.5,warm-up=10s,cold-factor=3,sample-count=2,interval=1s"},
 		{"warm-up-rate-limiter:warm-up=1m", "warm-up-rate-limiter:limit=100,warm-up=60s,cold-factor=3,max-queue=500ms"},
+		{"circuit-breaker:strategy=slow-ratio,max-rt=0.2s", "circuit-breaker:strategy=slow-ratio,max-rt=200ms,threshold=1,min-requests=5,stat-interval=1s,recovery=10s"},
 	} {
 		l := mustNew(t, tc.in, 100)
 		if got := l.Spec(); got != tc.want {
@@ -592,8 +593,8 @@ func TestCanonicalSpecsRoundTrip(t *testing.T) {
 			t.Errorf("%s does not round-trip: %s", l.Spec(), again.Spec())
 		}
 	}
-	if len(List()) != 13 {
-		t.Errorf("List has %d limiters, want 13", len(List()))
+	if len(List()) != 14 {
+		t.Errorf("List has %d limiters, want 14", len(List()))
 	}
 }
 

@@ -417,6 +417,20 @@ var kinds = []kind{
 			return NewDecayingWindow(c)
 		},
 	},
+	{
+		info: Info{Name: "circuit-breaker",
+			Summary:   "Sentinel's circuit breaker: CLOSED → OPEN → HALF_OPEN (one probe) on slow calls or errors; put it last in a chain FLOW+circuit-breaker:...",
+			Reference: "Alibaba Sentinel 1.8 ResponseTimeCircuitBreaker / ExceptionCircuitBreaker (DegradeRule)"},
+		params: []param{
+			p("strategy", "-", "slow-ratio, error-ratio or error-count (required)", kindFloat),
+			p("max-rt", "-", "slow-ratio: a call slower than this is slow (rule count), whole ms (required for slow-ratio)", kindDuration),
+			p("threshold", "-", "slow-ratio: slowRatioThreshold (default 1); error-ratio: the ratio; error-count: the count (required)", kindFloat),
+			p("min-requests", "5", "minRequestAmount: calls completed in the current stat interval before it may open", kindInt),
+			p("stat-interval", "1s", "statIntervalMs: the one bucket of statistics, whole ms", kindDuration),
+			p("recovery", "10s", "timeWindow: how long OPEN lasts before a probe, whole seconds", kindDuration),
+		},
+		build: buildCircuitBreaker,
+	},
 }
 
 // List describes every limiter, in a fixed order, for `ratelimit-lab list`.
@@ -466,7 +480,14 @@ func findKind(name string) (*kind, error) {
 // takes defaultLimit (the scenario's limit), and is an error when
 // defaultLimit is not positive. Errors are one line naming the problem and
 // the allowed names, keys or range.
+//
+// A spec A+B+… (a '+' followed by a limiter name) builds a *Chain of those
+// stages, at most one circuit-breaker, last; a lone circuit-breaker spec
+// builds a *CircuitBreaker.
 func New(spec string, defaultLimit float64) (Limiter, error) {
+	if len(splitChain(spec)) > 1 {
+		return newChainSpec(spec, defaultLimit)
+	}
 	name, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	name = strings.ToLower(strings.TrimSpace(name))
 	if name == "" {

@@ -118,6 +118,9 @@ func Chart(w io.Writer, res *simulator.Result, opts ChartOptions) error {
 	}
 	overlay := opts.Mode == ModeOverlay
 	header := headerItems(data, overlay)
+	if !overlay {
+		header = append(header, chainKeyItems(res)...) // plots/breaker.go
+	}
 	title := figureTitle(res, from, to)
 	hdrH := headerHeight(px(float64(width)), title, header)
 	height := opts.Height
@@ -321,9 +324,10 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 	p.Add(&plotter.Line{XYs: stepXYs(d.X, d.Pass, bin), StepStyle: plotter.PostStep, LineStyle: passStyle(d.Color)})
 	// The dashes go over the pass line so both show where they coincide.
 	p.Add(hline(from.Seconds(), to.Seconds(), d.Limit, limitStyle))
-	if d.Queueing {
-		p.Add(newWaitAxis([]waitSeries{{xys: stepXYs(d.X, d.WaitMs, bin), sty: waitStyle}}, waitColor))
+	if ax := rightAxis(d, res, bin); ax != nil { // plots/breaker.go
+		p.Add(ax)
 	}
+	addStateBand(p, d, res, from, to)
 	timeAxis(p, from, to, widthPx, last)
 	rateAxis(p, top)
 	return p

@@ -12,6 +12,7 @@ var palette = map[string]color.RGBA{
 	"leaky-bucket":         {R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // purple
 	"warm-up":              {R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // brown
 	"warm-up-rate-limiter": {R: 0x17, G: 0xa2, B: 0xb8, A: 0xff}, // teal
+	"circuit-breaker":      {R: 0x3b, G: 0x3b, B: 0x98, A: 0xff}, // indigo
 }
 
 // unknownColor is used for names missing from the palette.

@@ -11,6 +11,11 @@ type Arrival struct {
 	// clock step in force (negative for an NTP correction backwards). For a
 	// trace, At and Clock are both the recorded timestamp.
 	Clock time.Duration
+	// HasResponse is set by a trace with rt_ms and error columns: a pass
+	// then spends RT downstream after its admission and fails if Failed.
+	HasResponse bool
+	Failed      bool
+	RT          time.Duration
 }
 
 // Stream yields arrivals lazily, in the order they happen. After Next

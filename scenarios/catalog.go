@@ -142,6 +142,8 @@ func Catalog() []Scenario {
 			},
 			Algorithms: append([]string(nil), hotKeyAlgorithms...),
 		},
+		slowDownstream(),
+		flapping(),
 	}
 }
 

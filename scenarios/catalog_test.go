@@ -55,6 +55,8 @@ func TestCatalogPins(t *testing.T) {
 		{"hot-key", 10, 3 * time.Second, 3000, 500 * ms, 6},
 		{"hot-key-1qps", 1, 5 * time.Second, 50000, 0, 6},
 		{"hot-key-overload", 10000, 5 * time.Second, 100000, 0, 6},
+		{"slow-downstream", 100, 40 * time.Second, -1, -1, 4},
+		{"flapping", 100, 30 * time.Second, -1, -1, 4},
 	}
 	if len(tests) != len(Catalog()) {
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))

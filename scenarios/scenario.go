@@ -78,6 +78,9 @@ type Scenario struct {
 	// Algorithms are the limiters' spec strings, e.g.
 	// "leap-array:sample-count=10".
 	Algorithms []string `yaml:"algorithms,omitempty"`
+	// Downstream, if not nil, is the service behind every limiter: it gives
+	// each pass a response time and maybe an error (see Downstream).
+	Downstream *Downstream `yaml:"-"`
 }
 
 // Phase is one source of arrivals (or a clock step) on the run's true time

@@ -31,6 +31,9 @@ type traceStream struct {
 	prev    time.Duration
 	back    int64
 	largest time.Duration
+	// cols is the number of columns: 1 (t_ms), 2 (t_ms,rt_ms) or 3
+	// (t_ms,rt_ms,error).
+	cols int
 }
 
 // StepsBack returns how many timestamps so far were below the one before
@@ -110,11 +113,12 @@ func (t *traceStream) Next() (Arrival, bool) {
 			return Arrival{}, false
 		}
 		h := strings.TrimSpace(strings.TrimPrefix(t.sc.Text(), "\ufeff"))
-		if h != TraceHeader {
+		t.cols = responseColumns(h)
+		if t.cols == 0 && h != TraceHeader {
 			if _, err := parseMillis(h); err == nil {
 				return t.fail("the first line is %q, not the header %s; add a first line %s", clip(h), TraceHeader, TraceHeader)
 			}
-			return t.fail("the header is %q, expected %s; make the first line exactly %s (one column)", clip(h), TraceHeader, TraceHeader)
+			return t.fail("the header is %q, expected %s; make the first line exactly %s, or %s,rt_ms,error for recorded responses", clip(h), TraceHeader, TraceHeader, TraceHeader)
 		}
 	}
 	if !t.scan() {
@@ -123,6 +127,9 @@ func (t *traceStream) Next() (Arrival, bool) {
 	s := strings.TrimSpace(t.sc.Text())
 	if s == "" {
 		return t.fail("blank line; remove it (one timestamp per line; only a final newline may follow the last)")
+	}
+	if t.cols > 1 {
+		return t.responseLine(s)
 	}
 	d, err := parseMillis(s)
 	if err != nil {

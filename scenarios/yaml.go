@@ -27,6 +27,7 @@ type rawFile struct {
 	Seed        *uint64        `yaml:"seed"`
 	Algorithms  []string       `yaml:"algorithms"`
 	Phases      []rawPhase     `yaml:"phases"`
+	Downstream  *rawDownstream `yaml:"downstream"`
 }
 
 // rawPhase is one phase as written: the union of every type's keys.
@@ -54,7 +55,7 @@ type rawStage struct {
 }
 
 var (
-	topKeys   = []string{"name", "description", "limit", "duration", "seed", "algorithms", "phases"}
+	topKeys   = []string{"name", "description", "limit", "duration", "seed", "algorithms", "phases", "downstream"}
 	phaseKeys = []string{"type", "start", "duration", "rate", "timeUnit", "startRate", "stages", "count", "from", "to", "every", "until", "seed", "at", "offset"}
 	stageKeys = []string{"target", "duration"}
 
@@ -199,6 +200,10 @@ func (p *parser) decodeError(err error) error {
 			where, keys = "in a phase", phaseKeys
 		case "rawStage":
 			where, keys = "in a stage", stageKeys
+		case "rawDownstream":
+			where, keys = "in downstream", downstreamKeys
+		case "rawDownstreamPhase":
+			where, keys = "in a downstream phase", downstreamPhaseKeys
 		}
 		if near := nearest(key, keys); near != "" {
 			return p.errAt(line, "unknown key %q %s; did you mean %q?", key, where, near)
@@ -497,6 +502,9 @@ func (p *parser) build(raw *rawFile) (Scenario, error) {
 			}
 			s.Algorithms = append(s.Algorithms, a)
 		}
+	}
+	if err := p.downstream(raw.Downstream, &s); err != nil {
+		return s, err
 	}
 	if err := s.Validate(); err != nil {
 		return s, p.errAt(0, "%v", err)

@@ -22,6 +22,8 @@ type accumulator struct {
 
 	decideNs  int64
 	decisions int64
+
+	chain *chainStats // evented rows only (chain.go)
 }
 
 func newAccumulator(cfg *Config) *accumulator {
@@ -124,6 +126,9 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 	r.WaitP50, r.WaitP99, r.WaitMax = q[0], q[1], a.waits.max
 	if a.decisions > 0 {
 		r.NsPerDecision = float64(a.decideNs) / float64(a.decisions)
+	}
+	if a.chain != nil {
+		r.Chain = a.chain.result(lo, hi, a)
 	}
 	r.Bins = make([]Bin, hi-lo)
 	copy(r.Bins[a.origin-lo:], a.bins)

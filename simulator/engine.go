@@ -54,10 +54,15 @@ type Config struct {
 	Reorder time.Duration
 	// Decisions, if not nil, is asked once per limiter (by index) for a
 	// writer that receives one CSV row per arrival, without header:
-	// algorithm,seq,t_ns,verdict,wait_ns (see WriteDecisionsHeader). A nil
-	// writer turns the rows off for that limiter. The writer is used from
-	// the limiter's goroutine only and is buffered by Run.
+	// algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error (see
+	// DecisionsHeader). A nil writer turns the rows off for that limiter.
+	// The writer is used from the limiter's goroutine only and is buffered
+	// by Run.
 	Decisions func(algo int) io.Writer
+	// Downstream, if not nil, is the service behind every limiter; each
+	// row gets its own copy, and every row is then run by the chain
+	// executor (chain.go).
+	Downstream *scenarios.Downstream
 	// Progress, if not nil, is called from one goroutine with the number of
 	// arrivals fed so far, about every ProgressEvery arrivals, and once at
 	// the end with the total.
@@ -132,7 +137,7 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = work(ctx, lim, accs[i], ins[i], free, w)
+			errs[i] = work(ctx, lim, accs[i], ins[i], free, w, &cfg)
 			if errs[i] != nil {
 				cancel(errs[i])
 			}
@@ -211,19 +216,32 @@ func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free cha
 }
 
 // work runs one limiter over the batches it receives.
-func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-chan *batch, free chan<- *batch, w io.Writer) (err error) {
+func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-chan *batch, free chan<- *batch, w io.Writer, cfg *Config) (err error) {
 	var rows *decisionWriter
 	if w != nil {
 		rows = newDecisionWriter(w, lim.Spec())
 	}
 	ds := make([]algorithms.Decision, batchSize)
+	var ch eventedRow // an evented row (chainrow.go), chosen at the first batch
+	first := true
 	for b := range in {
 		if err == nil && ctx.Err() == nil {
-			err = process(lim, acc, b, ds, rows)
+			if first {
+				first = false
+				ch = newEventedRow(lim, acc, rows, cfg, b)
+			}
+			if ch != nil {
+				err = ch.process(b)
+			} else {
+				err = process(lim, acc, b, ds, rows)
+			}
 		}
 		if b.refs.Add(-1) == 0 {
 			free <- b
 		}
+	}
+	if ch != nil && err == nil && ctx.Err() == nil {
+		err = ch.finish()
 	}
 	if rows != nil && err == nil {
 		err = rows.flush()
@@ -282,8 +300,9 @@ func (d *decisionWriter) row(seq int64, clock time.Duration, dec algorithms.Deci
 	if dec.Pass {
 		b = append(b, ",pass,"...)
 		b = strconv.AppendInt(b, int64(max(dec.Wait, 0)), 10)
+		b = append(b, ",,,"...)
 	} else {
-		b = append(b, ",block,0"...)
+		b = append(b, ",block,0,flow,,"...)
 	}
 	b = append(b, '\n')
 	d.buf = b

@@ -48,7 +48,7 @@ func csvField(s string) string {
 
 // DecisionsHeader is the header line of a decisions CSV; Run writes rows
 // only, so that a caller may write one file per limiter or one for all.
-const DecisionsHeader = "algorithm,seq,t_ns,verdict,wait_ns\n"
+const DecisionsHeader = "algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error\n"
 
 // SeriesHeader is the header line of WriteSeriesCSV.
 const SeriesHeader = "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms,wait_max_ms\n"
@@ -58,7 +58,8 @@ const SeriesHeader = "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms
 // the passes admitted in the bin (0 when there are none).
 func WriteSeriesCSV(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString(SeriesHeader)
+	chain := HasResponses(r)
+	bw.WriteString(seriesHeader(chain))
 	var b []byte
 	for _, a := range r.Algorithms {
 		name := csvField(a.Spec)
@@ -80,6 +81,9 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			b = append(b, fmtRatio(mean)...)
 			b = append(b, ',')
 			b = append(b, fmtMs(bin.WaitMax)...)
+			if chain {
+				b = appendResponseBin(b, &bin)
+			}
 			b = append(b, '\n')
 			bw.Write(b)
 		}
@@ -126,6 +130,7 @@ type algoSummaryJS struct {
 	WaitMaxMs       jsonNum `json:"wait_max_ms"`
 	StateBytes      int     `json:"state_bytes"`
 	LateAdmissions  int64   `json:"late_admissions,omitempty"`
+	*chainSummaryJS
 }
 
 func passRatio(passed, arrived int64) float64 {
@@ -175,6 +180,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		if a.HasMaxWindow {
 			js.MaxWindowEndMs = jsonNum(fmtMs(a.MaxWindowEnd))
 		}
+		js.chainSummaryJS = chainSummary(a.Chain)
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)
@@ -251,6 +257,7 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 			strconv.FormatFloat(a.NsPerDecision, 'f', 1, 64),
 		})
 	}
+	header, rows = appendChainColumns(r, header, rows)
 	return header, rows
 }
 

@@ -57,6 +57,32 @@ type AlgoResult struct {
 	Bins []Bin
 	// NsPerDecision is the measured cost of one decision in this run.
 	NsPerDecision float64
+	// Chain holds the responses and the breaker of an evented row (a
+	// chain, a breaker, or any row with a downstream or recorded
+	// responses); nil on the fast path.
+	Chain *ChainResult
+}
+
+// ChainResult is what an evented row adds: its responses and its
+// breaker's history.
+type ChainResult struct {
+	// Responses is true when passes got a response time (a downstream, a
+	// trace with rt_ms, or a breaker whose passes complete at admission).
+	Responses bool
+	// Completed passes, those that failed (timeouts included), and those
+	// the caller gave up on.
+	Completed, Errors, Timeouts int64
+	// RT percentiles over the completed passes: exit − admission.
+	RTP50, RTP99, RTMax time.Duration
+	// Breaker is the spec of the chain's breaker ("" when none).
+	Breaker string
+	// Transitions are the breaker's state changes in order.
+	Transitions []Transition
+	// Opens counts transitions to OPEN, Probes the requests let through
+	// as a probe, OpenTime the true time spent OPEN up to the end of the
+	// run.
+	Opens, Probes int64
+	OpenTime      time.Duration
 }
 
 // Bin counts one bin of one limiter. Arrivals and blocks are counted at
@@ -66,6 +92,10 @@ type Bin struct {
 	// WaitSum and WaitMax describe the waits of the passes admitted in this
 	// bin.
 	WaitSum, WaitMax time.Duration
+	// Completed, Errors and Timeouts count the responses of an evented row
+	// by their exit time; RTSum and RTMax describe their response times.
+	Completed, Errors, Timeouts int64
+	RTSum, RTMax                time.Duration
 }
 
 // TuneResult is the outcome of running leap-array at several sample counts

@@ -160,6 +160,7 @@ func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, o
 	cfg := simulator.DefaultConfig()
 	cfg.Scenario, cfg.Limit, cfg.Bin, cfg.Window = s.Name, s.Limit, bin, window
 	cfg.Start, cfg.End = s.Start, s.End
+	cfg.Downstream = s.Downstream
 	if bin <= 0 {
 		return nil, fmt.Errorf("--bin must be positive, got %v (for example --bin 50ms)", bin)
 	}
@@ -259,6 +260,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	files := []string{"series.csv", "summary.json"}
+	if simulator.HasBreakers(res) {
+		if err := dir.WriteFile("breaker.csv", func(w io.Writer) error { return simulator.WriteBreakerCSV(w, res) }); err != nil {
+			return err
+		}
+		files = append(files, "breaker.csv")
+	}
 	if opts.Chart != "none" {
 		if err := dir.WriteFile("chart.png", func(w io.Writer) error { return plots.Chart(w, res, chart) }); err != nil {
 			return err

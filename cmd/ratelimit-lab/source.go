@@ -60,6 +60,8 @@ type source struct {
 	HasSeed bool
 	// spool is a copy of a trace read from a pipe, removed by cleanup.
 	spool string
+	// Downstream is the scenario's modelled service, or nil.
+	Downstream *scenarios.Downstream
 }
 
 // cleanup removes what resolving the source left on disk.
@@ -124,6 +126,7 @@ func (o *sourceOptions) resolve() (*source, error) {
 		Open:       sc.Stream,
 		Seed:       sc.Seed,
 		HasSeed:    true,
+		Downstream: sc.Downstream,
 	}, nil
 }
 

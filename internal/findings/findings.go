@@ -42,6 +42,7 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 		g.decaySmoothing,
 		g.flavors,
 		g.race,
+		g.breakerProbe, g.breakerHalfOpen, g.breakerMinRequests, g.breakerQueueWait,
 	} {
 		if err := section(); err != nil {
 			return nil, err

@@ -1,0 +1,136 @@
+package plots
+
+import (
+	"image/color"
+	"math"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// What a panel adds for an evented row (a chain, a breaker, a downstream):
+// the mean response time per bin on the right-hand axis (with the mean
+// wait, if the row queues), and, for a breaker, a band along the bottom of
+// the panel coloured by the breaker's state.
+
+// Colours of the breaker band and the RT line.
+var (
+	rtColor       = color.RGBA{R: 0x00, G: 0x6d, B: 0x5b, A: 0xff} // dark teal
+	stateClosed   = color.RGBA{R: 0xa8, G: 0xd8, B: 0xa0, A: 0xff}
+	stateOpen     = color.RGBA{R: 0xe0, G: 0x3c, B: 0x31, A: 0xff}
+	stateHalfOpen = color.RGBA{R: 0xf5, G: 0xb0, B: 0x2e, A: 0xff}
+	rtStyle       = draw.LineStyle{Color: rtColor, Width: vg.Points(1.0)}
+)
+
+// bandShare is the height of the state band as a share of the panel.
+const bandShare = 0.07
+
+// chainOf returns the chain result of the panel's row (nil if none).
+func chainOf(d *PanelData, res *simulator.Result) (*simulator.AlgoResult, *simulator.ChainResult) {
+	for i := range res.Algorithms {
+		a := &res.Algorithms[i]
+		if a.Spec == d.Spec && a.Chain != nil {
+			return a, a.Chain
+		}
+	}
+	return nil, nil
+}
+
+// rightAxis is the panel's right-hand axis: the mean wait of a queueing
+// row, and the mean RT of a row with responses; nil when there is neither.
+func rightAxis(d *PanelData, res *simulator.Result, bin float64) plot.Plotter {
+	a, c := chainOf(d, res)
+	var series []waitSeries
+	if d.Queueing {
+		series = append(series, waitSeries{xys: stepXYs(d.X, d.WaitMs, bin), sty: waitStyle})
+	}
+	if c == nil || !c.Responses {
+		if len(series) == 0 {
+			return nil
+		}
+		return newWaitAxis(series, waitColor)
+	}
+	rt := make([]float64, len(d.X))
+	for j, x := range d.X {
+		i := int(math.Round((x - res.Start.Seconds()) / bin))
+		if i >= 0 && i < len(a.Bins) && a.Bins[i].Completed > 0 {
+			b := a.Bins[i]
+			rt[j] = float64(b.RTSum) / float64(time.Millisecond) / float64(b.Completed)
+		}
+	}
+	series = append(series, waitSeries{xys: stepXYs(d.X, rt, bin), sty: rtStyle})
+	ax := newWaitAxis(series, rtColor)
+	ax.text = "mean RT (ms)"
+	if d.Queueing {
+		ax.text = "mean wait, mean RT (ms)"
+	}
+	return ax
+}
+
+// stateBand draws a breaker's states along the bottom of the panel.
+type stateBand struct {
+	trans    []simulator.Transition
+	from, to float64 // seconds shown
+}
+
+// addStateBand adds the band to a breaker's panel.
+func addStateBand(p *plot.Plot, d *PanelData, res *simulator.Result, from, to time.Duration) {
+	if _, c := chainOf(d, res); c != nil && c.Breaker != "" {
+		p.Add(&stateBand{trans: c.Transitions, from: from.Seconds(), to: to.Seconds()})
+	}
+}
+
+func stateColor(s algorithms.BreakerState) color.Color {
+	switch s {
+	case algorithms.Open:
+		return stateOpen
+	case algorithms.HalfOpen:
+		return stateHalfOpen
+	}
+	return stateClosed
+}
+
+func (b *stateBand) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	y0 := c.Min.Y
+	y1 := c.Min.Y + vg.Length(bandShare)*(c.Max.Y-c.Min.Y)
+	rect := func(x0, x1 float64, s algorithms.BreakerState) {
+		x0, x1 = math.Max(x0, b.from), math.Min(x1, b.to)
+		if x1 <= x0 {
+			return
+		}
+		// A state that lasts less than a pixel still shows.
+		l, r := trX(x0), trX(x1)
+		if r-l < 1 {
+			r = l + 1
+		}
+		c.FillPolygon(stateColor(s), []vg.Point{{X: l, Y: y0}, {X: r, Y: y0}, {X: r, Y: y1}, {X: l, Y: y1}})
+	}
+	state, since := algorithms.Closed, b.from
+	for _, t := range b.trans {
+		at := t.At.Seconds()
+		rect(since, at, state)
+		state, since = t.To, at
+	}
+	rect(since, b.to, state)
+}
+
+// chainKeyItems explains the RT line and the state band in the figure key.
+func chainKeyItems(res *simulator.Result) []keyItem {
+	var items []keyItem
+	if simulator.HasResponses(res) {
+		items = append(items, keyItem{label: "mean RT per bin (right axis)", line: rtStyle})
+	}
+	if simulator.HasBreakers(res) {
+		items = append(items,
+			keyItem{label: "breaker CLOSED", fill: stateClosed},
+			keyItem{label: "OPEN", fill: stateOpen},
+			keyItem{label: "HALF_OPEN", fill: stateHalfOpen})
+	}
+	return items
+}

@@ -1,0 +1,68 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+)
+
+// Downstream models the service behind the limiters (YAML downstream:):
+// Servers requests are served at once, each for Service; a request that
+// would take longer than Timeout from its admission (queueing + service) is
+// given up by the caller at admission + Timeout and counts as an error.
+// Phases change the service time and the share of failing requests over a
+// span of time. The simulator gives each limiter row its own copy.
+type Downstream struct {
+	Servers int
+	Service time.Duration
+	// Timeout 0 means the caller never gives up.
+	Timeout time.Duration
+	Phases  []DownstreamPhase
+	// Seed decides which requests fail (see simulator's downstream).
+	Seed uint64
+}
+
+// DownstreamPhase applies from From (inclusive) to To (exclusive), by the
+// time a request's service starts.
+type DownstreamPhase struct {
+	From, To time.Duration
+	Service  time.Duration
+	// Errors is the share of requests that fail, in [0, 1].
+	Errors float64
+}
+
+// Validate reports the first problem as one line naming the field.
+func (d *Downstream) Validate() error {
+	if d.Servers < 1 {
+		return fmt.Errorf("downstream: servers must be at least 1, got %d", d.Servers)
+	}
+	if d.Service < 0 {
+		return fmt.Errorf("downstream: service must not be negative, got %v", d.Service)
+	}
+	if d.Timeout < 0 {
+		return fmt.Errorf("downstream: timeout must not be negative (0 means none), got %v", d.Timeout)
+	}
+	for i, p := range d.Phases {
+		if p.To <= p.From {
+			return fmt.Errorf("downstream: phase %d: to (%v) must be after from (%v)", i+1, p.To, p.From)
+		}
+		if p.Service < 0 {
+			return fmt.Errorf("downstream: phase %d: service must not be negative, got %v", i+1, p.Service)
+		}
+		if !(p.Errors >= 0 && p.Errors <= 1) {
+			return fmt.Errorf("downstream: phase %d: errors must be a share between 0 and 1, got %g", i+1, p.Errors)
+		}
+	}
+	return nil
+}
+
+// At returns the service time and error share in force at t: the last
+// phase holding t, else the base service without errors.
+func (d *Downstream) At(t time.Duration) (time.Duration, float64) {
+	for i := len(d.Phases) - 1; i >= 0; i-- {
+		p := &d.Phases[i]
+		if t >= p.From && t < p.To {
+			return p.Service, p.Errors
+		}
+	}
+	return d.Service, 0
+}

@@ -1,0 +1,59 @@
+package scenarios
+
+import (
+	"strings"
+)
+
+// Response columns of a trace: a header t_ms,rt_ms or t_ms,rt_ms,error
+// gives every arrival the response time its pass spends downstream (rt_ms,
+// decimal milliseconds, the same syntax as t_ms) and whether it fails
+// (error, 0 or 1; 0 when the column is absent). A pass then exits at
+// arrival + wait + rt_ms. A trace with the header t_ms alone has no
+// responses.
+
+// responseColumns returns 2 or 3 for the headers with response columns,
+// 1 for t_ms, and 0 for anything else.
+func responseColumns(h string) int {
+	switch strings.ReplaceAll(h, " ", "") {
+	case TraceHeader:
+		return 1
+	case TraceHeader + ",rt_ms":
+		return 2
+	case TraceHeader + ",rt_ms,error":
+		return 3
+	}
+	return 0
+}
+
+func (t *traceStream) responseLine(s string) (Arrival, bool) {
+	header := "t_ms,rt_ms"
+	if t.cols == 3 {
+		header += ",error"
+	}
+	f := strings.Split(s, ",")
+	if len(f) != t.cols {
+		return t.fail("%d columns where the header %s has %d; write one arrival per line, for example %s", len(f), header, t.cols, map[int]string{2: "1000.5,20", 3: "1000.5,20,0"}[t.cols])
+	}
+	for i := range f {
+		f[i] = strings.TrimSpace(f[i])
+	}
+	d, err := parseMillis(f[0])
+	if err != nil {
+		return t.fail("t_ms: %v", err)
+	}
+	rt, err := parseMillis(f[1])
+	if err != nil {
+		return t.fail("rt_ms: %v", err)
+	}
+	a := Arrival{At: d, Clock: d, HasResponse: true, RT: rt}
+	if t.cols == 3 {
+		switch f[2] {
+		case "0":
+		case "1":
+			a.Failed = true
+		default:
+			return t.fail("error is %q; write 0 (the call succeeded) or 1 (it failed)", clip(f[2]))
+		}
+	}
+	return a, true
+}

@@ -1,0 +1,104 @@
+package scenarios
+
+import (
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// rawDownstream is the downstream: block as written.
+type rawDownstream struct {
+	Servers *int64               `yaml:"servers"`
+	Service *time.Duration       `yaml:"service"`
+	Timeout *time.Duration       `yaml:"timeout"`
+	Seed    *uint64              `yaml:"seed"`
+	Phases  []rawDownstreamPhase `yaml:"phases"`
+}
+
+type rawDownstreamPhase struct {
+	From    *time.Duration `yaml:"from"`
+	To      *time.Duration `yaml:"to"`
+	Service *time.Duration `yaml:"service"`
+	Errors  *float64       `yaml:"errors"`
+}
+
+var (
+	downstreamKeys      = []string{"servers", "service", "timeout", "seed", "phases"}
+	downstreamPhaseKeys = []string{"from", "to", "service", "errors"}
+)
+
+// downstream converts the downstream: block (absent: none).
+func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
+	if r == nil {
+		return nil
+	}
+	kn, node := get(p.root, "downstream")
+	line := func(keys ...string) int {
+		if len(keys) == 0 && kn != nil {
+			return kn.Line
+		}
+		return keyLine(node, keys...)
+	}
+	if err := p.wholeNumber(node, "servers"); err != nil {
+		return err
+	}
+	d := &Downstream{Servers: 1, Seed: s.Seed}
+	if r.Servers != nil {
+		if *r.Servers < 1 || *r.Servers > 1_000_000 {
+			return p.errAt(line("servers"), "downstream servers %d is out of range; write how many requests are served at once, 1 to 1000000, e.g. servers: 8", *r.Servers)
+		}
+		d.Servers = int(*r.Servers)
+	}
+	if r.Service == nil {
+		return p.errAt(line(), "downstream has no service; add the time to serve one request, e.g. service: 20ms")
+	}
+	if *r.Service < 0 {
+		return p.errAt(line("service"), "downstream service %v is negative; write e.g. service: 20ms", *r.Service)
+	}
+	d.Service = *r.Service
+	if r.Timeout != nil {
+		if *r.Timeout <= 0 {
+			return p.errAt(line("timeout"), "downstream timeout %v is not positive; write e.g. timeout: 1s, or leave it out for none", *r.Timeout)
+		}
+		d.Timeout = *r.Timeout
+	}
+	if err := p.wholeNumber(node, "seed"); err != nil {
+		return err
+	}
+	if r.Seed != nil {
+		d.Seed = *r.Seed
+	}
+	_, seq := get(node, "phases")
+	for i, rp := range r.Phases {
+		var pn *yaml.Node
+		if seq != nil && i < len(seq.Content) {
+			pn = seq.Content[i]
+		}
+		pl := func(keys ...string) int { return keyLine(pn, keys...) }
+		if rp.From == nil || rp.To == nil {
+			return p.errAt(pl(), "a downstream phase needs from: and to:, e.g. {from: 10s, to: 20s, service: 400ms, errors: 0.3}")
+		}
+		ph := DownstreamPhase{From: *rp.From, To: *rp.To, Service: d.Service}
+		if ph.To <= ph.From {
+			return p.errAt(pl("to"), "downstream phase: to (%v) is not after from (%v)", ph.To, ph.From)
+		}
+		if rp.Service != nil {
+			if *rp.Service < 0 {
+				return p.errAt(pl("service"), "downstream phase: service %v is negative; write e.g. service: 400ms", *rp.Service)
+			}
+			ph.Service = *rp.Service
+		}
+		if rp.Errors != nil {
+			if e := *rp.Errors; !(e >= 0 && e <= 1) {
+				return p.errAt(pl("errors"), "downstream phase: errors %v is not a share between 0 and 1; write e.g. errors: 0.3", e)
+			}
+			ph.Errors = *rp.Errors
+		}
+		d.Phases = append(d.Phases, ph)
+	}
+	if err := d.Validate(); err != nil {
+		return p.errAt(line(), "%v", err)
+	}
+	s.Downstream = d
+	return nil
+}

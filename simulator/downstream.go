@@ -1,0 +1,73 @@
+package simulator
+
+import (
+	"math"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+)
+
+// downstream is one row's copy of the modelled service (scenarios.Downstream):
+// a FIFO queue in front of Servers servers. Requests enter in admission
+// order; each starts on the first server to come free (at once if one is
+// idle), is served for the service time in force when it starts, and
+// leaves. RT is queueing + service. When RT would exceed the timeout the
+// caller gives up at admission + timeout with an error, but the server
+// still serves the request (it cannot know): abandoned work keeps the queue
+// long. A request fails, besides timeouts, when a hash of (seed, arrival
+// number) falls under the error share of its phase, so the same arrival
+// fails in every row that lets it through.
+type downstream struct {
+	cfg  *scenarios.Downstream
+	free []time.Duration // min-heap of the times the servers come free
+}
+
+func newDownstream(cfg *scenarios.Downstream) *downstream {
+	d := &downstream{cfg: cfg, free: make([]time.Duration, cfg.Servers)}
+	for i := range d.free {
+		d.free[i] = math.MinInt64
+	}
+	return d
+}
+
+// serve admits request seq at adm and returns when the caller sees it
+// exit, whether it failed and whether it timed out.
+func (d *downstream) serve(seq int64, adm time.Duration) (exit time.Duration, failed, timeout bool) {
+	start := max(adm, d.free[0])
+	service, errs := d.cfg.At(start)
+	leave := start + service
+	d.free[0] = leave
+	d.down(0)
+	if d.cfg.Timeout > 0 && leave-adm > d.cfg.Timeout {
+		return adm + d.cfg.Timeout, true, true
+	}
+	return leave, errs > 0 && unitFloat(d.cfg.Seed, uint64(seq)) < errs, false
+}
+
+// down restores the heap from i.
+func (d *downstream) down(i int) {
+	h := d.free
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l] < h[m] {
+			m = l
+		}
+		if r < len(h) && h[r] < h[m] {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// unitFloat maps (seed, n) to [0, 1) with splitmix64.
+func unitFloat(seed, n uint64) float64 {
+	z := seed + (n+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float64(z>>11) / (1 << 53)
+}
