@@ -627,3 +627,42 @@ func TestWarmUpPeriodFitsJavaInt(t *testing.T) {
 		}
 	}
 }
+
+// TestLeapArrayThresholds checks that the two integer thresholds LeapArray
+// folds its check into agree with DefaultController's arithmetic
+// (leapPasses) on every window count near each edge and on random ones.
+func TestLeapArrayThresholds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	for _, c := range []struct {
+		limit    float64
+		interval time.Duration
+	}{
+		{100, time.Second}, {2.7, time.Second}, {0.5, time.Second}, {1, 3 * time.Second},
+		{1e-9, time.Second}, {1000, 7 * time.Millisecond}, {3e9, time.Second}, {2147483647, time.Second},
+		{2147483648, 10 * time.Second}, {1e18, time.Millisecond}, {12345.678, 1500 * time.Millisecond},
+	} {
+		l, err := NewLeapArray(LeapArrayConfig{Limit: c.limit, SampleCount: 1, Interval: c.interval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		is := l.intervalS
+		check := func(r int64) {
+			if r < 0 {
+				return
+			}
+			want := leapPasses(r, is, c.limit)
+			if got := r <= l.passUpTo || r >= l.passFrom; got != want {
+				t.Fatalf("limit %v interval %v: count %d passes=%v, DefaultController says %v", c.limit, c.interval, r, got, want)
+			}
+		}
+		for _, edge := range []int64{0, l.passUpTo, l.passFrom} {
+			for d := int64(-3); d <= 3; d++ {
+				check(edge + d)
+			}
+		}
+		for range 10000 {
+			check(rng.Int64N(1 << 40))
+			check(rng.Int64N(max(l.passUpTo, 1)*4 + 1))
+		}
+	}
+}

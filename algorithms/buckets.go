@@ -31,6 +31,13 @@ type buckets struct {
 	total    int64 // sum of count over the slots in fifo
 	fifo     []int32
 	head     int // fifo is fifo[head:], oldest first
+
+	// The window of the last fast advance: while t stays in
+	// [curWs, curWs+w) and nothing went back, advance(t) would change
+	// nothing, so it is skipped (no division on the hot path).
+	curWs  int64
+	curIdx int
+	cur    bool
 }
 
 // emptySlot marks a slot that Sentinel still holds as null. It is older
@@ -62,7 +69,11 @@ func (b *buckets) stateBytes() int {
 // to, or -1 for a throw-away bucket.
 func (b *buckets) current(t int64) int {
 	ws := t - t%b.w
-	idx := int((t / b.w) % int64(len(b.start)))
+	return b.currentAt(ws, int((t/b.w)%int64(len(b.start))))
+}
+
+// currentAt is current for a time whose window start is ws and slot idx.
+func (b *buckets) currentAt(ws int64, idx int) int {
 	old := b.start[idx]
 	switch {
 	case ws == old:
@@ -82,6 +93,9 @@ func (b *buckets) current(t int64) int {
 // sum is ArrayMetric.pass() at t: currentWindow(t), then the sum over the
 // slots that are not deprecated at t.
 func (b *buckets) sum(t int64) int64 {
+	if b.cur && uint64(t-b.curWs) < uint64(b.w) {
+		return b.total
+	}
 	if b.advance(t) {
 		return b.total
 	}
@@ -96,23 +110,38 @@ func (b *buckets) sum(t int64) int64 {
 
 // add records k passes at t (ArrayMetric.addPass).
 func (b *buckets) add(t, k int64) {
+	if b.cur && uint64(t-b.curWs) < uint64(b.w) {
+		// Same window as the last fast advance: t's slot is curIdx and it
+		// is the newest bucket.
+		i := b.curIdx
+		if b.count[i] == 0 {
+			b.push(i)
+		}
+		b.total += k
+		b.count[i] += k
+		return
+	}
 	fast := b.advance(t)
 	i := b.current(t)
 	if i < 0 {
 		return
 	}
 	if fast && b.count[i] == 0 {
-		// t's bucket is the newest one, so it goes last in the FIFO.
-		if b.head > 0 && len(b.fifo) == cap(b.fifo) {
-			n := copy(b.fifo, b.fifo[b.head:])
-			b.fifo, b.head = b.fifo[:n], 0
-		}
-		b.fifo = append(b.fifo, int32(i))
+		b.push(i)
 	}
 	if fast {
 		b.total += k
 	}
 	b.count[i] += k
+}
+
+// push appends slot i, the newest bucket, to the FIFO.
+func (b *buckets) push(i int) {
+	if b.head > 0 && len(b.fifo) == cap(b.fifo) {
+		n := copy(b.fifo, b.fifo[b.head:])
+		b.fifo, b.head = b.fifo[:n], 0
+	}
+	b.fifo = append(b.fifo, int32(i))
 }
 
 // advance does currentWindow(t). It reports whether the running total is
@@ -121,10 +150,24 @@ func (b *buckets) add(t, k int64) {
 // Otherwise (the clock is behind the newest bucket) it marks the total
 // stale, to be rebuilt once the clock catches up.
 func (b *buckets) advance(t int64) bool {
-	ws := t - t%b.w
+	var ws int64
+	var idx int
+	if d := t - b.curWs; b.cur && b.curWs >= 0 && d >= 0 && d < 4*b.w {
+		// A few windows after the last one: step there without dividing.
+		ws, idx = b.curWs, b.curIdx
+		for ; d >= b.w; d -= b.w {
+			ws += b.w
+			if idx++; idx == len(b.start) {
+				idx = 0
+			}
+		}
+	} else {
+		ws = t - t%b.w
+		idx = int((t / b.w) % int64(len(b.start)))
+	}
 	if ws < b.maxStart {
-		b.fast = false
-		b.current(t)
+		b.fast, b.cur = false, false
+		b.currentAt(ws, idx)
 		return false
 	}
 	if !b.fast {
@@ -145,7 +188,8 @@ func (b *buckets) advance(t int64) bool {
 	if b.head == len(b.fifo) {
 		b.fifo, b.head = b.fifo[:0], 0
 	}
-	b.current(t)
+	b.curIdx = b.currentAt(ws, idx)
+	b.curWs, b.cur = ws, true
 	return true
 }
 
