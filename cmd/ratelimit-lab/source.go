@@ -51,7 +51,10 @@ type source struct {
 	Algorithms []string
 	// Expected is the number of arrivals when it is known beforehand.
 	Expected int64
-	Open     func() (scenarios.Stream, error)
+	// Approx is the mean number of arrivals (Expected when known), for
+	// estimates made before the run.
+	Approx float64
+	Open   func() (scenarios.Stream, error)
 }
 
 func isScenarioFile(arg string) bool {
@@ -105,6 +108,7 @@ func (o *sourceOptions) resolve() (*source, error) {
 		Limit:      sc.Limit,
 		End:        sc.Duration,
 		Algorithms: sc.Algorithms,
+		Approx:     sc.ExpectedArrivals(),
 		Open:       sc.Stream,
 	}, nil
 }
@@ -129,6 +133,7 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 		End:        end + time.Nanosecond,
 		Algorithms: sc.Algorithms,
 		Expected:   n,
+		Approx:     float64(n),
 		Open:       func() (scenarios.Stream, error) { return scenarios.OpenTrace(o.Trace) },
 	}
 	if o.limitSet {
