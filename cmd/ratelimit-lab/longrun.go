@@ -122,14 +122,10 @@ var queueingLimiters = map[string]struct{}{"leaky-bucket": {}, "warm-up-rate-lim
 
 // decisionsPlan prints the decisions.csv estimate on w and refuses a run
 // whose file would not fit in the free space of dir.
-func decisionsPlan(w io.Writer, dir string, approx float64, exact bool, start, end time.Duration, limiters []algorithms.Limiter) error {
+func decisionsPlan(w io.Writer, dir string, approx float64, start, end time.Duration, limiters []algorithms.Limiter) error {
 	size := decisionsBytes(approx, start, end, limiters)
-	what := "about"
-	if !exact {
-		what = "roughly"
-	}
-	fmt.Fprintf(w, "decisions.csv: %s %s (%s arrivals × %d limiters), written in place\n",
-		what, humanBytes(size), groupDigits(int64(approx+0.5)), len(limiters))
+	fmt.Fprintf(w, "decisions.csv: about %s (%s arrivals × %d limiters), written in place\n",
+		humanBytes(size), groupDigits(int64(approx+0.5)), len(limiters))
 	if free, ok := freeBytes(dir); ok && size > float64(free) {
 		return fmt.Errorf("decisions.csv would need about %s but %s has %s free; drop --decisions, shorten the run or choose another --out",
 			humanBytes(size), dir, humanBytes(float64(free)))

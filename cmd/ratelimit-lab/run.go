@@ -155,7 +155,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 
 	var parts *decisionParts
 	if opts.Decisions {
-		if err := decisionsPlan(opts.IO.ErrOut, p.out, p.src.Approx, p.src.Expected > 0, p.cfg.Start, p.cfg.End, p.limiters); err != nil {
+		if err := decisionsPlan(opts.IO.ErrOut, p.out, p.src.Approx, p.cfg.Start, p.cfg.End, p.limiters); err != nil {
 			return err
 		}
 		if parts, err = newDecisionParts(p.out, len(p.limiters)); err != nil {
