@@ -18,6 +18,11 @@ type accumulator struct {
 	bins    []Bin
 	origin  int64
 	maxBins int64
+	// The bin of the last binAt, [curLo, curLo+bin) at bins[curI], so
+	// that consecutive arrivals in one bin skip the division.
+	curLo int64
+	curI  int
+	cur   bool
 
 	arrived, passed, blocked int64
 	waits                    waitHist
@@ -43,6 +48,18 @@ func newAccumulator(cfg *Config) *accumulator {
 // and, when it would hold more than maxBins bins, doubling the bin width
 // (see widen) until it fits.
 func (a *accumulator) binAt(t int64) *Bin {
+	if a.cur && uint64(t-a.curLo) < uint64(a.bin) {
+		return &a.bins[a.curI]
+	}
+	b := a.locate(t)
+	a.curI = int(floorDiv(t-a.start, a.bin) - a.origin)
+	a.curLo = a.start + (a.origin+int64(a.curI))*a.bin
+	a.cur = true
+	return b
+}
+
+// locate is binAt without the cache.
+func (a *accumulator) locate(t int64) *Bin {
 	for {
 		i := floorDiv(t-a.start, a.bin)
 		if len(a.bins) == 0 {
@@ -84,6 +101,7 @@ func (a *accumulator) binAt(t int64) *Bin {
 // largest.
 func (a *accumulator) widen(k int64) {
 	a.bin *= k
+	a.cur = false
 	if len(a.bins) == 0 {
 		return
 	}

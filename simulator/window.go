@@ -108,6 +108,7 @@ func (m *windowMax) settle(nb int64) {
 		first := live[i0]
 		lo = sort.Search(len(live), func(i int) bool { return live[i] > first-m.w })
 	}
+	w, best := m.w, m.settled
 	for i := i0; i < len(live); i++ {
 		r := live[i]
 		if r >= nb {
@@ -118,19 +119,17 @@ func (m *windowMax) settle(nb int64) {
 		if i+1 < len(live) && live[i+1] == r {
 			continue
 		}
-		for live[lo] <= r-m.w {
+		for live[lo] <= r-w {
 			lo++
 		}
-		if c := int64(i + 1 - lo); c > m.settled {
-			m.settled = c
+		if c := int64(i + 1 - lo); c > best {
+			best = c
 		}
 	}
+	m.settled = best
 	m.b, m.bSet = nb, true
 	// Drop what no window ending at or after nb can contain.
-	cut := 0
-	for cut < len(live) && live[cut] <= nb-m.w {
-		cut++
-	}
+	cut := sort.Search(len(live), func(i int) bool { return live[i] > nb-w })
 	m.head += cut
 	// Reclaim the dead prefix once it is at least half the slice.
 	if m.head > 0 && m.head >= len(m.pts)/2 {
