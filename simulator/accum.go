@@ -18,11 +18,11 @@ type accumulator struct {
 	bins    []Bin
 	origin  int64
 	maxBins int64
-	// The bin of the last binAt, [curLo, curLo+bin) at bins[curI], so
-	// that consecutive arrivals in one bin skip the division.
-	curLo int64
-	curI  int
-	cur   bool
+	// The bin of the last binAt, [curLo, curLo+curW) at bins[curI], so
+	// that consecutive arrivals in one bin skip the division; curW is 0
+	// when nothing is cached.
+	curLo, curW int64
+	curI        int
 
 	arrived, passed, blocked int64
 	waits                    waitHist
@@ -48,13 +48,18 @@ func newAccumulator(cfg *Config) *accumulator {
 // and, when it would hold more than maxBins bins, doubling the bin width
 // (see widen) until it fits.
 func (a *accumulator) binAt(t int64) *Bin {
-	if a.cur && uint64(t-a.curLo) < uint64(a.bin) {
+	if uint64(t-a.curLo) < uint64(a.curW) {
 		return &a.bins[a.curI]
 	}
+	return a.binAtSlow(t)
+}
+
+// binAtSlow is binAt for a time outside the cached bin.
+func (a *accumulator) binAtSlow(t int64) *Bin {
 	b := a.locate(t)
 	a.curI = int(floorDiv(t-a.start, a.bin) - a.origin)
 	a.curLo = a.start + (a.origin+int64(a.curI))*a.bin
-	a.cur = true
+	a.curW = a.bin
 	return b
 }
 
@@ -101,7 +106,7 @@ func (a *accumulator) locate(t int64) *Bin {
 // largest.
 func (a *accumulator) widen(k int64) {
 	a.bin *= k
-	a.cur = false
+	a.curW = 0
 	if len(a.bins) == 0 {
 		return
 	}

@@ -67,6 +67,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		lims := make([]algorithms.Limiter, len(benchSpecs))
@@ -99,6 +100,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 	b.ReportMetric(arrivals*float64(len(benchSpecs))/b.Elapsed().Seconds(), "decisions/s")
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/arrivals, "B/arrival")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/run")
 }
 
 // bareLoop is the yardstick of BenchmarkEndToEnd: it generates the same
@@ -155,9 +157,11 @@ func BenchmarkBareLoop(b *testing.B) {
 		n = 1_000_000
 	}
 	duration := time.Duration(math.Ceil(float64(n)/(1.5*limit))) * time.Second
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		bareLoop(b, n, limit, duration, uint64(i)+1)
 	}
 	b.ReportMetric(float64(n)*7*float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/run")
 }

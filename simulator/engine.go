@@ -90,7 +90,7 @@ func (c *Config) Validate() error {
 }
 
 const (
-	batchSize       = 4096
+	batchSize       = 1 << 15
 	batchesInFlight = 8
 )
 
