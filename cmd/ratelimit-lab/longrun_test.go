@@ -123,6 +123,8 @@ func TestHugeSpansEndCleanly(t *testing.T) {
 	dir := t.TempDir()
 	year := filepath.Join(dir, "year.csv")
 	os.WriteFile(year, []byte("t_ms\n0\n15768000000\n31536000000\n"), 0o644)
+	day := filepath.Join(dir, "day.csv")
+	os.WriteFile(day, []byte("t_ms\n0\n86399999\n"), 0o644)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -130,6 +132,7 @@ func TestHugeSpansEndCleanly(t *testing.T) {
 	}{
 		{"bin-1ns", []string{"run", "boundary-burst", "--bin", "1ns"}, "using --bin 50µs"},
 		{"year-trace", []string{"run", "--trace", year, "--limit", "10"}, "using --bin 8m20s"},
+		{"day-trace", []string{"run", "--trace", day, "--limit", "10"}, "using --bin 1s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, c.name)
