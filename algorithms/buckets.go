@@ -29,8 +29,10 @@ type buckets struct {
 	maxStart int64 // newest window start ever stored
 	fast     bool  // fifo and total are valid
 	total    int64 // sum of count over the slots in fifo
-	fifo     []int32
-	head     int // fifo is fifo[head:], oldest first
+	// fifo is a ring of the non-empty valid slots, oldest first: size
+	// entries from fifo[head], wrapping at len(fifo) = n.
+	fifo       []int32
+	head, size int
 
 	// The window of the last fast advance: while t stays in
 	// [curWs, curWs+w) and nothing went back, advance(t) would change
@@ -53,7 +55,7 @@ func newBuckets(n int, w int64) *buckets {
 		count:    make([]int64, n),
 		maxStart: emptySlot,
 		fast:     true,
-		fifo:     make([]int32, 0, n),
+		fifo:     make([]int32, n),
 	}
 	for i := range b.start {
 		b.start[i] = emptySlot
@@ -137,11 +139,12 @@ func (b *buckets) add(t, k int64) {
 
 // push appends slot i, the newest bucket, to the FIFO.
 func (b *buckets) push(i int) {
-	if b.head > 0 && len(b.fifo) == cap(b.fifo) {
-		n := copy(b.fifo, b.fifo[b.head:])
-		b.fifo, b.head = b.fifo[:n], 0
+	j := b.head + b.size
+	if j >= len(b.fifo) {
+		j -= len(b.fifo)
 	}
-	b.fifo = append(b.fifo, int32(i))
+	b.fifo[j] = int32(i)
+	b.size++
 }
 
 // advance does currentWindow(t). It reports whether the running total is
@@ -154,11 +157,20 @@ func (b *buckets) advance(t int64) bool {
 	var idx int
 	if d := t - b.curWs; b.cur && b.curWs >= 0 && d >= 0 && d < 4*b.w {
 		// A few windows after the last one: step there without dividing.
-		ws, idx = b.curWs, b.curIdx
-		for ; d >= b.w; d -= b.w {
-			ws += b.w
-			if idx++; idx == len(b.start) {
-				idx = 0
+		if b.w == 1 {
+			// 1 ms buckets (sample-count = interval in ms): the window is
+			// the millisecond itself; no data-dependent loop to mispredict.
+			ws, idx = t, b.curIdx+int(d)
+			for idx >= len(b.start) {
+				idx -= len(b.start)
+			}
+		} else {
+			ws, idx = b.curWs, b.curIdx
+			for ; d >= b.w; d -= b.w {
+				ws += b.w
+				if idx++; idx == len(b.start) {
+					idx = 0
+				}
 			}
 		}
 	} else {
@@ -177,16 +189,16 @@ func (b *buckets) advance(t int64) bool {
 	// [ws − (n−1)w, ws]; an older slot in t's own position (start ≤ ws − n·w)
 	// is dropped here before currentWindow resets it.
 	oldest := ws - b.interval + b.w
-	for b.head < len(b.fifo) {
+	for b.size > 0 {
 		i := b.fifo[b.head]
 		if b.start[i] >= oldest {
 			break
 		}
 		b.total -= b.count[i]
-		b.head++
-	}
-	if b.head == len(b.fifo) {
-		b.fifo, b.head = b.fifo[:0], 0
+		if b.head++; b.head == len(b.fifo) {
+			b.head = 0
+		}
+		b.size--
 	}
 	b.curIdx = b.currentAt(ws, idx)
 	b.curWs, b.cur = ws, true
@@ -196,14 +208,16 @@ func (b *buckets) advance(t int64) bool {
 // rebuild restores the FIFO and running total once every stored start is
 // again at or before the current window.
 func (b *buckets) rebuild() {
-	b.fifo, b.head, b.total = b.fifo[:0], 0, 0
+	b.head, b.size, b.total = 0, 0, 0
 	for i, c := range b.count {
 		if c != 0 && b.start[i] != emptySlot {
-			b.fifo = append(b.fifo, int32(i))
+			b.fifo[b.size] = int32(i)
+			b.size++
 		}
 	}
-	sort.Slice(b.fifo, func(x, y int) bool { return b.start[b.fifo[x]] < b.start[b.fifo[y]] })
-	for _, i := range b.fifo {
+	live := b.fifo[:b.size]
+	sort.Slice(live, func(x, y int) bool { return b.start[live[x]] < b.start[live[y]] })
+	for _, i := range live {
 		b.total += b.count[i]
 	}
 	b.fast = true
