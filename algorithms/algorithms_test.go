@@ -666,3 +666,43 @@ func TestLeapArrayThresholds(t *testing.T) {
 		}
 	}
 }
+
+// TestBucketsMatchReferenceLeapArray drives the running-total buckets and
+// the plain port of Sentinel's LeapArray with the same random operations
+// (pass sums, adds, previous-window reads) at times that mostly creep
+// forward, sometimes jump by up to two intervals and sometimes go back,
+// and compares every answer.
+func TestBucketsMatchReferenceLeapArray(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	for _, c := range []struct {
+		n int
+		w int64
+	}{{1, 1000}, {2, 500}, {10, 100}, {60, 1000}, {1000, 1}, {3, 1}, {7, 3}} {
+		b, r := newBuckets(c.n, c.w), newRefLeap(c.n, c.w)
+		tm := int64(1_600_000_000_000)
+		interval := int64(c.n) * c.w
+		for op := range 200_000 {
+			switch x := rng.IntN(100); {
+			case x < 80:
+				tm += rng.Int64N(2 * c.w)
+			case x < 95:
+				tm += rng.Int64N(2 * interval)
+			default:
+				tm -= rng.Int64N(interval)
+			}
+			switch rng.IntN(3) {
+			case 0:
+				if got, want := b.sum(tm), r.pass(tm); got != want {
+					t.Fatalf("n=%d w=%d op %d: sum %d, reference %d", c.n, c.w, op, got, want)
+				}
+			case 1:
+				b.add(tm, 1)
+				r.addPass(tm)
+			default:
+				if got, want := b.previous(tm), r.previousWindowPass(tm); got != want {
+					t.Fatalf("n=%d w=%d op %d: previous %d, reference %d", c.n, c.w, op, got, want)
+				}
+			}
+		}
+	}
+}

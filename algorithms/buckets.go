@@ -1,9 +1,6 @@
 package algorithms
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // buckets is Sentinel's LeapArray of pass counters (Sentinel 1.8,
 // slots/statistic/base/LeapArray.java with ArrayMetric.pass and
@@ -18,28 +15,26 @@ import (
 // t − start ≤ interval, so buckets "in the future" count too.
 //
 // Sentinel sums all n slots on every request. Here, while the clock does
-// not go back past the newest bucket, a running total over a FIFO of the
-// non-empty slots gives the same number in O(1) amortized time. When the
-// clock goes back, the exact O(n) scan is used until it catches up again.
+// not go back past the newest bucket, a running total of the valid slots
+// gives the same number: moving from one window to the next subtracts the
+// slot that falls out of the interval (the one the new window reuses, and
+// any skipped over), so the cost is O(1) per window the clock moves through
+// and O(1) for a jump of a whole interval or more, never O(n) per request.
+// When the clock goes back, the exact O(n) scan is used until it catches up
+// again.
 type buckets struct {
 	w, interval int64
 	start       []int64 // window start per slot; emptySlot when absent
 	count       []int64
 
 	maxStart int64 // newest window start ever stored
-	fast     bool  // fifo and total are valid
-	total    int64 // sum of count over the slots in fifo
-	// fifo is a ring of the non-empty valid slots, oldest first: size
-	// entries from fifo[head], wrapping at len(fifo) = n.
-	fifo       []int32
-	head, size int
-
-	// The window of the last fast advance: while t stays in
-	// [curWs, curWs+w) and nothing went back, advance(t) would change
-	// nothing, so it is skipped (no division on the hot path).
-	curWs  int64
-	curIdx int
-	cur    bool
+	// fast: total is the sum of count over the slots with start in
+	// [curWs − interval + w, curWs], and curWs is the newest start stored
+	// (the clock has not gone back past it). cur: curWs and curIdx are set.
+	fast, cur bool
+	total     int64
+	curWs     int64
+	curIdx    int
 }
 
 // emptySlot marks a slot that Sentinel still holds as null. It is older
@@ -55,7 +50,6 @@ func newBuckets(n int, w int64) *buckets {
 		count:    make([]int64, n),
 		maxStart: emptySlot,
 		fast:     true,
-		fifo:     make([]int32, n),
 	}
 	for i := range b.start {
 		b.start[i] = emptySlot
@@ -64,7 +58,7 @@ func newBuckets(n int, w int64) *buckets {
 }
 
 func (b *buckets) stateBytes() int {
-	return 8*len(b.start) + 8*len(b.count) + 4*cap(b.fifo) + 80
+	return 8*len(b.start) + 8*len(b.count) + 80
 }
 
 // current is LeapArray.currentWindow(t): the slot that t's statistics go
@@ -113,14 +107,10 @@ func (b *buckets) sum(t int64) int64 {
 // add records k passes at t (ArrayMetric.addPass).
 func (b *buckets) add(t, k int64) {
 	if b.cur && uint64(t-b.curWs) < uint64(b.w) {
-		// Same window as the last fast advance: t's slot is curIdx and it
-		// is the newest bucket.
-		i := b.curIdx
-		if b.count[i] == 0 {
-			b.push(i)
-		}
+		// Same window as the last fast advance: t's slot is curIdx, a
+		// valid slot, so the pass counts in the total.
 		b.total += k
-		b.count[i] += k
+		b.count[b.curIdx] += k
 		return
 	}
 	fast := b.advance(t)
@@ -128,97 +118,82 @@ func (b *buckets) add(t, k int64) {
 	if i < 0 {
 		return
 	}
-	if fast && b.count[i] == 0 {
-		b.push(i)
-	}
 	if fast {
 		b.total += k
 	}
 	b.count[i] += k
 }
 
-// push appends slot i, the newest bucket, to the FIFO.
-func (b *buckets) push(i int) {
-	j := b.head + b.size
-	if j >= len(b.fifo) {
-		j -= len(b.fifo)
-	}
-	b.fifo[j] = int32(i)
-	b.size++
-}
-
 // advance does currentWindow(t). It reports whether the running total is
 // valid at t: true while t's window is at or after the newest stored
-// bucket, after dropping from the FIFO the slots that are deprecated at t.
-// Otherwise (the clock is behind the newest bucket) it marks the total
-// stale, to be rebuilt once the clock catches up.
+// bucket. Otherwise (the clock is behind the newest bucket) it marks the
+// total stale, to be rebuilt once the clock catches up.
 func (b *buckets) advance(t int64) bool {
-	var ws int64
-	var idx int
-	if d := t - b.curWs; b.cur && b.curWs >= 0 && d >= 0 && d < 4*b.w {
-		// A few windows after the last one: step there without dividing.
-		if b.w == 1 {
-			// 1 ms buckets (sample-count = interval in ms): the window is
-			// the millisecond itself; no data-dependent loop to mispredict.
-			ws, idx = t, b.curIdx+int(d)
-			for idx >= len(b.start) {
-				idx -= len(b.start)
-			}
+	n := int64(len(b.start))
+	if d := t - b.curWs; b.cur && b.curWs >= 0 && d >= 0 {
+		// Moving forward from the current window by k windows: the slots
+		// stepped into held the windows that leave the interval.
+		var k int64
+		switch {
+		case d < b.w:
+			return true
+		case b.w == 1:
+			k = d
+		case d < 2*b.w:
+			k = 1
+		default:
+			k = d / b.w
+		}
+		ws, idx := b.curWs, b.curIdx
+		if k >= n {
+			b.total = 0
+			ws += k * b.w
+			idx = int((int64(idx) + k%n) % n)
 		} else {
-			ws, idx = b.curWs, b.curIdx
-			for ; d >= b.w; d -= b.w {
+			for ; k > 0; k-- {
 				ws += b.w
-				if idx++; idx == len(b.start) {
+				if idx++; idx == int(n) {
 					idx = 0
+				}
+				if b.start[idx] == ws-b.interval {
+					b.total -= b.count[idx]
 				}
 			}
 		}
-	} else {
-		ws = t - t%b.w
-		idx = int((t / b.w) % int64(len(b.start)))
+		b.curIdx = b.currentAt(ws, idx)
+		b.curWs = ws
+		return true
 	}
+	ws := t - t%b.w
+	idx := int((t / b.w) % n)
 	if ws < b.maxStart {
 		b.fast, b.cur = false, false
 		b.currentAt(ws, idx)
 		return false
 	}
 	if !b.fast {
-		b.rebuild()
+		b.rebuild(ws)
+	} else if b.cur {
+		// Only reached for times before 0 (truncating division): rebuild
+		// rather than step.
+		b.rebuild(ws)
 	}
-	// Every stored start is ≤ ws. The valid slots are those with start in
-	// [ws − (n−1)w, ws]; an older slot in t's own position (start ≤ ws − n·w)
-	// is dropped here before currentWindow resets it.
-	oldest := ws - b.interval + b.w
-	for b.size > 0 {
-		i := b.fifo[b.head]
-		if b.start[i] >= oldest {
-			break
-		}
-		b.total -= b.count[i]
-		if b.head++; b.head == len(b.fifo) {
-			b.head = 0
-		}
-		b.size--
-	}
+	// Every stored start is ≤ ws; the slot t's window reuses held a start
+	// ≤ ws − interval, outside the total, before currentWindow resets it.
 	b.curIdx = b.currentAt(ws, idx)
 	b.curWs, b.cur = ws, true
 	return true
 }
 
-// rebuild restores the FIFO and running total once every stored start is
-// again at or before the current window.
-func (b *buckets) rebuild() {
-	b.head, b.size, b.total = 0, 0, 0
-	for i, c := range b.count {
-		if c != 0 && b.start[i] != emptySlot {
-			b.fifo[b.size] = int32(i)
-			b.size++
+// rebuild recomputes the running total at window start ws, once every
+// stored start is again at or before it.
+func (b *buckets) rebuild(ws int64) {
+	b.total = 0
+	oldest := ws - b.interval + b.w
+	for i, st := range b.start {
+		if st >= oldest && st <= ws {
+			b.total += b.count[i]
 		}
-	}
-	live := b.fifo[:b.size]
-	sort.Slice(live, func(x, y int) bool { return b.start[live[x]] < b.start[live[y]] })
-	for _, i := range live {
-		b.total += b.count[i]
 	}
 	b.fast = true
 }
