@@ -149,7 +149,13 @@ func (a *accumulator) add(at time.Duration, d algorithms.Decision) {
 	if w > b.WaitMax {
 		b.WaitMax = w
 	}
-	a.waits.add(w)
+	if w == 0 {
+		// waitHist.add for no wait, inlined: max stays ≥ 0.
+		a.waits.n++
+		a.waits.zero++
+	} else {
+		a.waits.add(w)
+	}
 	a.window.add(adm)
 }
 

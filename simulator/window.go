@@ -64,6 +64,20 @@ func newWindowMax(window, reorder time.Duration) *windowMax {
 
 // add records one admission at time t (nanoseconds).
 func (m *windowMax) add(t int64) {
+	// The common case, inlined: in order (t is the newest admission, so
+	// not late and it goes last), after the first settle, with room to
+	// append and nothing to settle yet.
+	if n := len(m.pts); m.bSet && t >= m.hi && n < cap(m.pts) && t-m.reorder-m.b <= m.w/4 {
+		m.pts = m.pts[:n+1]
+		m.pts[n] = t
+		m.hi = t
+		return
+	}
+	m.addSlow(t)
+}
+
+// addSlow is add for every case.
+func (m *windowMax) addSlow(t int64) {
 	if !m.any {
 		m.any, m.hi = true, t
 	}
