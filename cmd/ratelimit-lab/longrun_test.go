@@ -202,7 +202,7 @@ func TestSignalsLeaveTheEarlierRun(t *testing.T) {
 		t.Fatalf("first run: exit %d: %s", code, stderr)
 	}
 	before := snapshot(t, out)
-	long := []string{"run", "poisson", "--limit", "100000", "--duration", "30s", "--decisions", "--quiet",
+	long := []string{"run", "poisson", "--limit", "50000", "--duration", "20s", "--decisions", "--quiet",
 		"--algo", "fixed-window", "--algo", "token-bucket", "--chart", "none", "--out", out}
 	for _, c := range []struct {
 		phase string
