@@ -204,19 +204,26 @@ func TestSignalsLeaveTheEarlierRun(t *testing.T) {
 	before := snapshot(t, out)
 	long := []string{"run", "poisson", "--limit", "50000", "--duration", "20s", "--decisions", "--quiet",
 		"--algo", "fixed-window", "--algo", "token-bucket", "--chart", "none", "--out", out}
+	chart := []string{"run", "poisson", "--limit", "50000", "--duration", "20s", "--quiet", "--out", out}
 	for _, c := range []struct {
 		phase string
 		sig   syscall.Signal
 		code  int
 		ready func() bool
+		args  []string
 	}{
-		{"simulation", syscall.SIGINT, 130, func() bool { return len(hidden(out, ".decisions-part-")) > 0 }},
-		{"simulation", syscall.SIGTERM, 143, func() bool { return len(hidden(out, ".decisions-part-")) > 0 }},
-		{"writing", syscall.SIGINT, 130, func() bool { return len(hidden(out, ".decisions.csv.tmp-")) > 0 }},
-		{"writing", syscall.SIGTERM, 143, func() bool { return len(hidden(out, ".decisions.csv.tmp-")) > 0 }},
+		{"chart", syscall.SIGINT, 130, func() bool { return len(hidden(out, ".chart.png.tmp-")) > 0 }, chart},
+		{"simulation", syscall.SIGINT, 130, func() bool { return len(hidden(out, ".decisions-part-")) > 0 }, nil},
+		{"simulation", syscall.SIGTERM, 143, func() bool { return len(hidden(out, ".decisions-part-")) > 0 }, nil},
+		{"writing", syscall.SIGINT, 130, func() bool { return len(hidden(out, ".decisions.csv.tmp-")) > 0 }, nil},
+		{"writing", syscall.SIGTERM, 143, func() bool { return len(hidden(out, ".decisions.csv.tmp-")) > 0 }, nil},
 	} {
 		t.Run(fmt.Sprintf("%s/%v", c.phase, c.sig), func(t *testing.T) {
-			ch := startChild(t, long...)
+			args := long
+			if c.args != nil {
+				args = c.args
+			}
+			ch := startChild(t, args...)
 			if !ch.waitFor(60*time.Second, c.ready) {
 				t.Fatalf("never reached the %s phase; exit %d, stderr:\n%s", c.phase, ch.code, ch.errOut.String())
 			}
