@@ -72,7 +72,21 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 	if lo >= hi {
 		return nil
 	}
-	win, span := TrailingWindow(a.Bins, r.Bin, r.Window)
+	_, span := TrailingWindow(nil, r.Bin, r.Window)
+	k := int64(span / r.Bin)
+	// The trailing-window count of bin j (TrailingWindow), kept as a
+	// running sum from lo on, so the cost follows [lo, hi), not the run.
+	var running int64
+	for j := max(0, lo-k); j < lo; j++ {
+		running += a.Bins[j].Passed
+	}
+	winAt := func(j int64) int64 {
+		running += a.Bins[j].Passed
+		if j-k >= 0 {
+			running -= a.Bins[j-k].Passed
+		}
+		return running
+	}
 	binS, spanS := r.Bin.Seconds(), span.Seconds()
 	start := func(j int64) time.Duration { return r.Start + time.Duration(j)*r.Bin }
 	if hi-lo <= int64(n) {
@@ -82,7 +96,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 			c := Column{From: start(j), To: start(j + 1), Bins: 1}
 			c.Arrival.add(float64(b.Arrived)/binS, true)
 			c.Pass.add(float64(b.Passed)/binS, true)
-			c.Window.add(float64(win[j])/spanS, true)
+			c.Window.add(float64(winAt(j))/spanS, true)
 			if b.Passed > 0 {
 				c.WaitMs = ms(b.WaitSum) / float64(b.Passed)
 			}
@@ -126,7 +140,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		cur.Bins++
 		cur.Arrival.add(float64(b.Arrived)/binS, first)
 		cur.Pass.add(float64(b.Passed)/binS, first)
-		cur.Window.add(float64(win[j])/spanS, first)
+		cur.Window.add(float64(winAt(j))/spanS, first)
 		waitSum += b.WaitSum
 		passed += b.Passed
 	}
