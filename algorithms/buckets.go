@@ -86,6 +86,12 @@ func (b *buckets) currentAt(ws int64, idx int) int {
 	}
 }
 
+// hot reports whether t is in the current bucket of the running total:
+// then sum(t) is total and add(t, k) adds k to it and to curIdx's count.
+func (b *buckets) hot(t int64) bool {
+	return b.cur && uint64(t-b.curWs) < uint64(b.w)
+}
+
 // sum is ArrayMetric.pass() at t: currentWindow(t), then the sum over the
 // slots that are not deprecated at t.
 func (b *buckets) sum(t int64) int64 {
@@ -95,6 +101,12 @@ func (b *buckets) sum(t int64) int64 {
 	if b.advance(t) {
 		return b.total
 	}
+	return b.scan(t)
+}
+
+// scan is the sum over the slots that are not deprecated at t, slot by
+// slot, as Sentinel computes it (after advance reported the total stale).
+func (b *buckets) scan(t int64) int64 {
 	var s int64
 	for i, st := range b.start {
 		if t-st <= b.interval {
@@ -160,8 +172,10 @@ func (b *buckets) advance(t int64) bool {
 				}
 			}
 		}
-		b.curIdx = b.currentAt(ws, idx)
-		b.curWs = ws
+		// currentWindow resets the slot: its start (≤ the old curWs, the
+		// newest stored) is older than ws.
+		b.start[idx], b.count[idx], b.maxStart = ws, 0, ws
+		b.curIdx, b.curWs = idx, ws
 		return true
 	}
 	ws := t - t%b.w

@@ -110,9 +110,21 @@ func saturation(intervalS float64) int64 {
 func (l *LeapArray) Decide(now time.Duration) Decision {
 	// Check then Record at the same instant, on one clock reading.
 	t := l.epoch + floorMs(now)
-	r := l.statistics.sum(t)
+	b := l.statistics
+	var r int64
+	switch {
+	case b.hot(t), b.advance(t):
+		r = b.total // sum(t), inlined
+	default:
+		r = b.scan(t)
+	}
 	if r <= l.passUpTo || r >= l.passFrom {
-		l.statistics.add(t, 1)
+		if b.hot(t) {
+			b.total++ // add(t, 1), inlined likewise
+			b.count[b.curIdx]++
+		} else {
+			b.add(t, 1)
+		}
 		return Decision{Pass: true}
 	}
 	return Decision{}
