@@ -187,8 +187,8 @@ func figureTitle(res *simulator.Result, from, to time.Duration) figTitle {
 	if res.Limit > 0 {
 		detail = "limit " + formatNum(res.Limit) + " req/s · " + detail
 	}
-	if from != res.Start || to != res.End {
-		detail += fmt.Sprintf(" (run %s to %s)", fmtDur(res.Start), fmtDur(res.End))
+	if rf, rt := (ChartOptions{}).span(res); from != rf || to != rt {
+		detail += fmt.Sprintf(" (run %s to %s)", fmtDur(rf), fmtDur(rt))
 	}
 	name := res.Scenario
 	if name == "" {

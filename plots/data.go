@@ -77,14 +77,13 @@ var queueingNames = map[string]bool{
 // start or end of the run.
 func (o ChartOptions) span(res *simulator.Result) (from, to time.Duration) {
 	from, to = res.Start, res.End
-	if to-from < res.Bin {
-		// A span shorter than a bin (one arrival: "0s to 1ns") shows the
-		// bins that hold it.
-		n := 1
-		for _, a := range res.Algorithms {
-			n = max(n, len(a.Bins))
-		}
-		to = from + time.Duration(n)*res.Bin
+	if res.Bin > 0 && to > from {
+		// Whole bins: a trace ends 1 ns after its last arrival, whose bin
+		// would otherwise be cut off (one arrival read "0s to 1ns").
+		n := (to - from + res.Bin - 1) / res.Bin
+		to = from + n*res.Bin
+	} else if res.Bin > 0 {
+		to = from + res.Bin
 	}
 	if o.From != 0 {
 		from = o.From

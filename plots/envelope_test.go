@@ -88,8 +88,17 @@ func TestOneArrivalSpansItsBin(t *testing.T) {
 		Algorithms: []simulator.AlgoResult{{Spec: "fixed-window", Name: "fixed-window", Rate: 1, Arrived: 1, Passed: 1,
 			Bins: []simulator.Bin{{Arrived: 1, Passed: 1}}}}}
 	from, to := ChartOptions{}.span(res)
-	if got := figureTitle(res, from, to).detail; !strings.Contains(got, "0s to 50ms") {
-		t.Errorf("title %q, want the span 0s to 50ms", got)
+	if got := figureTitle(res, from, to).detail; !strings.HasSuffix(got, "0s to 50ms") {
+		t.Errorf("title %q, want the span 0s to 50ms and no zoom note", got)
+	}
+	// A trace ends 1 ns after its last arrival: the chart covers that
+	// arrival's whole bin.
+	res.Start, res.End = 5*time.Second, 5300*time.Millisecond+1
+	res.Algorithms[0].Bins = make([]simulator.Bin, 7)
+	res.Algorithms[0].Bins[6] = simulator.Bin{Arrived: 1, Passed: 1}
+	from, to = ChartOptions{}.span(res)
+	if got := figureTitle(res, from, to).detail; !strings.HasSuffix(got, "5s to 5.35s") {
+		t.Errorf("title %q, want the span 5s to 5.35s and no zoom note", got)
 	}
 	if err := Chart(io.Discard, res, ChartOptions{}); err != nil {
 		t.Fatal(err)
