@@ -628,3 +628,82 @@ func TestWarmUpPeriodFitsJavaInt(t *testing.T) {
 		}
 	}
 }
+
+// TestLeapArrayThresholds checks that the two integer thresholds LeapArray
+// folds its check into agree with DefaultController's arithmetic
+// (leapPasses) on every window count near each edge and on random ones.
+func TestLeapArrayThresholds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	for _, c := range []struct {
+		limit    float64
+		interval time.Duration
+	}{
+		{100, time.Second}, {2.7, time.Second}, {0.5, time.Second}, {1, 3 * time.Second},
+		{1e-9, time.Second}, {1000, 7 * time.Millisecond}, {3e9, time.Second}, {2147483647, time.Second},
+		{2147483648, 10 * time.Second}, {1e18, time.Millisecond}, {12345.678, 1500 * time.Millisecond},
+	} {
+		l, err := NewLeapArray(LeapArrayConfig{Limit: c.limit, SampleCount: 1, Interval: c.interval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		is := l.intervalS
+		check := func(r int64) {
+			if r < 0 {
+				return
+			}
+			want := leapPasses(r, is, c.limit)
+			if got := r <= l.passUpTo || r >= l.passFrom; got != want {
+				t.Fatalf("limit %v interval %v: count %d passes=%v, DefaultController says %v", c.limit, c.interval, r, got, want)
+			}
+		}
+		for _, edge := range []int64{0, l.passUpTo, l.passFrom} {
+			for d := int64(-3); d <= 3; d++ {
+				check(edge + d)
+			}
+		}
+		for range 10000 {
+			check(rng.Int64N(1 << 40))
+			check(rng.Int64N(max(l.passUpTo, 1)*4 + 1))
+		}
+	}
+}
+
+// TestBucketsMatchReferenceLeapArray drives the running-total buckets and
+// the plain port of Sentinel's LeapArray with the same random operations
+// (pass sums, adds, previous-window reads) at times that mostly creep
+// forward, sometimes jump by up to two intervals and sometimes go back,
+// and compares every answer.
+func TestBucketsMatchReferenceLeapArray(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	for _, c := range []struct {
+		n int
+		w int64
+	}{{1, 1000}, {2, 500}, {10, 100}, {60, 1000}, {1000, 1}, {3, 1}, {7, 3}} {
+		b, r := newBuckets(c.n, c.w), newRefLeap(c.n, c.w)
+		tm := int64(1_600_000_000_000)
+		interval := int64(c.n) * c.w
+		for op := range 200_000 {
+			switch x := rng.IntN(100); {
+			case x < 80:
+				tm += rng.Int64N(2 * c.w)
+			case x < 95:
+				tm += rng.Int64N(2 * interval)
+			default:
+				tm -= rng.Int64N(interval)
+			}
+			switch rng.IntN(3) {
+			case 0:
+				if got, want := b.sum(tm), r.pass(tm); got != want {
+					t.Fatalf("n=%d w=%d op %d: sum %d, reference %d", c.n, c.w, op, got, want)
+				}
+			case 1:
+				b.add(tm, 1)
+				r.addPass(tm)
+			default:
+				if got, want := b.previous(tm), r.previousWindowPass(tm); got != want {
+					t.Fatalf("n=%d w=%d op %d: previous %d, reference %d", c.n, c.w, op, got, want)
+				}
+			}
+		}
+	}
+}

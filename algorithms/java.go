@@ -31,6 +31,10 @@ func lcm(a, b int64) int64 { return a / gcd(a, b) * b }
 // floorMs floors a virtual time to whole milliseconds (towards minus
 // infinity, so a clock stepped before 0 still floors correctly).
 func floorMs(d time.Duration) int64 {
+	if d >= 0 {
+		// Unsigned division by a constant: a multiply, no sign fix-up.
+		return int64(uint64(d) / uint64(time.Millisecond))
+	}
 	ms := int64(d / time.Millisecond)
 	if d%time.Millisecond < 0 {
 		ms--

@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"math"
 	"time"
 	"unsafe"
 )
@@ -37,6 +38,10 @@ type LeapArray struct {
 	epoch      int64
 	intervalS  float64
 	statistics *buckets
+	// passUpTo and passFrom fold the check into two integer comparisons:
+	// the window count R passes iff R ≤ passUpTo or R ≥ passFrom (see
+	// passThresholds).
+	passUpTo, passFrom int64
 }
 
 // NewLeapArray validates c and builds the limiter.
@@ -49,33 +54,89 @@ func NewLeapArray(c LeapArrayConfig) (*LeapArray, error) {
 		return nil, err
 	}
 	ims := int64(c.Interval / time.Millisecond)
-	return &LeapArray{
+	l := &LeapArray{
 		cfg:        c,
 		epoch:      epochMs(w),
 		intervalS:  float64(ims) / 1000.0,
 		statistics: newBuckets(c.SampleCount, w),
-	}, nil
+	}
+	l.passUpTo, l.passFrom = passThresholds(func(r int64) bool { return leapPasses(r, l.intervalS, c.Limit) }, saturation(l.intervalS))
+	return l, nil
+}
+
+// leapPasses is DefaultController.canPass for a window count r:
+// (int) (r / interval) + 1 ≤ limit, in Java int arithmetic (so at a rate of
+// 2³¹−1 and above the +1 wraps negative and the request passes, as in Java).
+func leapPasses(r int64, intervalS, limit float64) bool {
+	qps := float64(r) / intervalS
+	return !(float64(javaD2I(qps)+1) > limit)
+}
+
+// passThresholds returns the two edges of DefaultController's check on a
+// window count r ≥ 0: pass(r) iff r ≤ upTo or r ≥ from. Below the count
+// sat at which (int) of the rate saturates at 2³¹−1, pass holds up to some
+// count and fails above it; from sat on the +1 wraps and it holds again.
+// Both edges are found by binary search on pass itself, so the fast check
+// is the same function, not an approximation of it.
+func passThresholds(pass func(r int64) bool, sat int64) (upTo, from int64) {
+	lo, hi := int64(0), sat // the first failure below sat is in [lo, hi]
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if pass(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1, sat
+}
+
+// saturation is the smallest window count whose rate r / intervalS is at
+// least 2³¹−1, where javaD2I saturates.
+func saturation(intervalS float64) int64 {
+	lo, hi := int64(0), int64(1)<<62
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if float64(m)/intervalS >= math.MaxInt32 {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // Decide implements Limiter.
 func (l *LeapArray) Decide(now time.Duration) Decision {
-	d := l.Check(now)
-	if d.Pass {
-		l.Record(now)
+	// Check then Record at the same instant, on one clock reading.
+	t := l.epoch + floorMs(now)
+	b := l.statistics
+	var r int64
+	switch {
+	case b.hot(t), b.advance(t):
+		r = b.total // sum(t), inlined
+	default:
+		r = b.scan(t)
 	}
-	return d
+	if r <= l.passUpTo || r >= l.passFrom {
+		if b.hot(t) {
+			b.total++ // add(t, 1), inlined likewise
+			b.count[b.curIdx]++
+		} else {
+			b.add(t, 1)
+		}
+		return Decision{Pass: true}
+	}
+	return Decision{}
 }
 
 // Check implements Stage: DefaultController.canPass on the node's passQps.
 func (l *LeapArray) Check(now time.Duration) Decision {
 	t := l.epoch + floorMs(now)
-	qps := float64(l.statistics.sum(t)) / l.intervalS
 	// DefaultController: (int) passQps + acquireCount > count blocks, in
-	// Java int arithmetic.
-	if float64(javaD2I(qps)+1) > l.cfg.Limit {
-		return Decision{}
-	}
-	return Decision{Pass: true}
+	// Java int arithmetic (leapPasses), folded into two thresholds.
+	r := l.statistics.sum(t)
+	return Decision{Pass: r <= l.passUpTo || r >= l.passFrom}
 }
 
 // Record implements Stage: StatisticSlot's addPassRequest at at.

@@ -43,11 +43,11 @@ func chainOf(d *PanelData, res *simulator.Result) (*simulator.AlgoResult, *simul
 
 // rightAxis is the panel's right-hand axis: the mean wait of a queueing
 // row, and the mean RT of a row with responses; nil when there is neither.
-func rightAxis(d *PanelData, res *simulator.Result, bin float64) plot.Plotter {
-	a, c := chainOf(d, res)
+func rightAxis(d *PanelData, res *simulator.Result, from, to float64) plot.Plotter {
+	_, c := chainOf(d, res)
 	var series []waitSeries
 	if d.Queueing {
-		series = append(series, waitSeries{xys: stepXYs(d.X, d.WaitMs, bin), sty: waitStyle})
+		series = append(series, waitSeries{xys: steps(d.X, d.XEnd, d.WaitMs, from, to), sty: waitStyle})
 	}
 	if c == nil || !c.Responses {
 		if len(series) == 0 {
@@ -55,15 +55,7 @@ func rightAxis(d *PanelData, res *simulator.Result, bin float64) plot.Plotter {
 		}
 		return newWaitAxis(series, waitColor)
 	}
-	rt := make([]float64, len(d.X))
-	for j, x := range d.X {
-		i := int(math.Round((x - res.Start.Seconds()) / bin))
-		if i >= 0 && i < len(a.Bins) && a.Bins[i].Completed > 0 {
-			b := a.Bins[i]
-			rt[j] = float64(b.RTSum) / float64(time.Millisecond) / float64(b.Completed)
-		}
-	}
-	series = append(series, waitSeries{xys: stepXYs(d.X, rt, bin), sty: rtStyle})
+	series = append(series, waitSeries{xys: steps(d.X, d.XEnd, d.RTMs, from, to), sty: rtStyle})
 	ax := newWaitAxis(series, rtColor)
 	ax.text = "mean RT (ms)"
 	if d.Queueing {

@@ -42,15 +42,16 @@ func breakerResult() *simulator.Result {
 func TestRightAxisRT(t *testing.T) {
 	res := breakerResult()
 	data := ChartData(res, ChartOptions{})
-	if rightAxis(&data[0], res, res.Bin.Seconds()) != nil {
+	if rightAxis(&data[0], res, res.Start.Seconds(), res.End.Seconds()) != nil {
 		t.Fatal("a plain, non-queueing row got a right axis")
 	}
-	ax, ok := rightAxis(&data[1], res, res.Bin.Seconds()).(*waitAxis)
+	ax, ok := rightAxis(&data[1], res, res.Start.Seconds(), res.End.Seconds()).(*waitAxis)
 	if !ok || len(ax.series) != 1 || ax.text != "mean RT (ms)" {
 		t.Fatalf("right axis %+v", ax)
 	}
-	for i, p := range ax.series[0].xys[:8] {
-		if want := float64(10 * (i + 1)); p.Y != want {
+	// Each bin is a step: two corners at the same height.
+	for i, p := range ax.series[0].xys[:16] {
+		if want := float64(10 * (i/2 + 1)); p.Y != want {
 			t.Errorf("bin %d: RT %v ms, want %v", i, p.Y, want)
 		}
 	}

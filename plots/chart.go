@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image/color"
@@ -100,6 +101,17 @@ func (o ChartOptions) minHeight(res *simulator.Result) int {
 // and, for queueing limiters, the mean wait on a right-hand scale — stacked
 // on a shared time axis; in overlay mode every pass rate in one panel.
 func Chart(w io.Writer, res *simulator.Result, opts ChartOptions) error {
+	return ChartContext(context.Background(), w, res, opts)
+}
+
+// ChartContext is Chart that stops, returning ctx's error, when ctx is
+// cancelled: it checks between panels and before encoding the PNG. The
+// time it takes grows with the pixels, not the bins: where bins outnumber
+// pixel columns each column is drawn as its envelope (simulator.Columns).
+func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts ChartOptions) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := opts.Validate(res); err != nil {
 		return err
 	}
@@ -152,7 +164,13 @@ func Chart(w io.Writer, res *simulator.Result, opts ChartOptions) error {
 	}
 	canvases := plot.Align(plots, tiles, body)
 	for j := range plots {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		plots[j][0].Draw(canvases[j][0])
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	return writePNG(w, img)
 }
@@ -172,8 +190,8 @@ func figureTitle(res *simulator.Result, from, to time.Duration) figTitle {
 	if res.Limit > 0 {
 		detail = "limit " + formatNum(res.Limit) + " req/s · " + detail
 	}
-	if from != res.Start || to != res.End {
-		detail += fmt.Sprintf(" (run %s to %s)", fmtDur(res.Start), fmtDur(res.End))
+	if rf, rt := (ChartOptions{}).span(res); from != rf || to != rt {
+		detail += fmt.Sprintf(" (run %s to %s)", fmtDur(rf), fmtDur(rt))
 	}
 	name := res.Scenario
 	if name == "" {
@@ -229,6 +247,7 @@ func headerItems(data []PanelData, overlay bool) []keyItem {
 		for _, d := range data {
 			items = append(items, keyItem{label: d.Spec, line: passStyle(d.Color)})
 		}
+		items = append(items, extraItems(data)...)
 		if queueing {
 			items = append(items, keyItem{label: "mean wait per bin (right axis, limiter's colour)", line: overlayWaitStyle(color.Gray{Y: 0x60})})
 		}
@@ -238,8 +257,27 @@ func headerItems(data []PanelData, overlay bool) []keyItem {
 	items = append(items,
 		keyItem{label: "pass rate (one colour per limiter)", line: pass},
 		keyItem{label: "limit", line: limitStyle})
+	items = append(items, extraItems(data)...)
 	if queueing {
 		items = append(items, keyItem{label: "mean wait per bin (right axis)", line: waitStyle})
+	}
+	return items
+}
+
+// extraItems are the key entries for the window line, the envelopes and
+// the clock steps.
+func extraItems(data []PanelData) []keyItem {
+	d := data[0]
+	win := "passes in the trailing " + fmtDur(d.WindowSpan) + " per second"
+	if d.Reduced {
+		win += " (highest per pixel)"
+	}
+	items := []keyItem{{label: win, line: windowStyle(d.Color)}}
+	if d.Reduced {
+		items = append(items, keyItem{label: "min–max of the bins in each pixel (line: mean)", fill: fade(d.Color, 0x50)})
+	}
+	if len(d.ClockSteps) > 0 {
+		items = append(items, keyItem{label: "clock step", line: stepStyle})
 	}
 	return items
 }
@@ -276,8 +314,8 @@ func rateTop(data []PanelData) (top, clippedPeak float64) {
 	for _, d := range data {
 		passTop = math.Max(passTop, d.Limit)
 		for i := range d.X {
-			passTop = math.Max(passTop, d.Pass[i])
-			arrivals = math.Max(arrivals, d.Arrival[i])
+			passTop = math.Max(passTop, math.Max(d.PassMax[i], d.WindowMax[i]))
+			arrivals = math.Max(arrivals, d.ArrivalMax[i])
 		}
 	}
 	if passTop > 0 && arrivals > clipFactor*passTop {
@@ -301,30 +339,51 @@ func grid() *plotter.Grid {
 	return &plotter.Grid{Vertical: gridStyle, Horizontal: gridStyle}
 }
 
-// arrivalsLine is the grey filled step area of the arrival rate.
-func arrivalsLine(d *PanelData, bin float64) *plotter.Line {
-	return &plotter.Line{
-		XYs:       stepXYs(d.X, d.Arrival, bin),
-		StepStyle: plotter.PostStep,
-		LineStyle: draw.LineStyle{Color: arrivalEdge, Width: vg.Points(0.6)},
-		FillColor: arrivalFill,
+// addArrivals draws the grey arrival area (the mean per point) and, for
+// reduced data, the lighter band up to each column's busiest bin.
+func addArrivals(p *plot.Plot, d *PanelData, from, to float64) {
+	if d.Reduced {
+		p.Add(newBand(d, d.Arrival, d.ArrivalMax, from, to, arrivalBand))
 	}
+	zero := make([]float64, len(d.X))
+	p.Add(newBand(d, zero, d.Arrival, from, to, arrivalFill))
+	p.Add(stepLine(d, d.Arrival, from, to, draw.LineStyle{Color: arrivalEdge, Width: vg.Points(0.6)}))
+}
+
+// addPasses draws a limiter's pass rate: a step line per bin, or for
+// reduced data the min–max band of each column with its mean as the line;
+// then its trailing-window line (the column maximum when reduced).
+func addPasses(p *plot.Plot, d *PanelData, from, to float64, bandAlpha uint8) {
+	sty := passStyle(d.Color)
+	if d.Reduced {
+		p.Add(newBand(d, d.PassMin, d.PassMax, from, to, fade(d.Color, bandAlpha)))
+		// The mean of each column, thin so that the window line stays
+		// readable over a limiter that switches on and off every window.
+		sty.Width = vg.Points(0.7)
+		sty.Color = fade(darken(d.Color, 0.8), 0xc0)
+	}
+	p.Add(stepLine(d, d.Pass, from, to, sty))
+	p.Add(stepLine(d, d.WindowMax, from, to, windowStyle(d.Color)))
 }
 
 // panelPlot is one limiter's panel.
 func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widthPx int, last bool) *plot.Plot {
 	p := newPlot()
-	bin := res.Bin.Seconds()
+	f, t := from.Seconds(), to.Seconds()
 	top, clipped := rateTop([]PanelData{*d})
 	p.Title.Text = d.Spec + "\n" + d.Summary
 	if clipped > 0 {
 		p.Title.Text += fmt.Sprintf(" · arrivals peak %.0f/s, clipped", clipped)
 	}
-	p.Add(grid(), arrivalsLine(d, bin))
-	p.Add(&plotter.Line{XYs: stepXYs(d.X, d.Pass, bin), StepStyle: plotter.PostStep, LineStyle: passStyle(d.Color)})
+	p.Add(grid())
+	addArrivals(p, d, f, t)
+	addPasses(p, d, f, t, 0x50)
 	// The dashes go over the pass line so both show where they coincide.
-	p.Add(hline(from.Seconds(), to.Seconds(), d.Limit, limitStyle))
-	if ax := rightAxis(d, res, bin); ax != nil { // plots/breaker.go
+	p.Add(hline(f, t, d.Limit, limitStyle))
+	if len(d.ClockSteps) > 0 {
+		p.Add(stepMarks{xs: d.ClockSteps})
+	}
+	if ax := rightAxis(d, res, f, t); ax != nil { // plots/breaker.go
 		p.Add(ax)
 	}
 	addStateBand(p, d, res, from, to)
@@ -337,25 +396,30 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration, widthPx int) *plot.Plot {
 	p := newPlot()
 	p.Title.Text = "pass rate of every limiter"
-	bin := res.Bin.Seconds()
+	f, t := from.Seconds(), to.Seconds()
 	top, clipped := rateTop(data)
 	if clipped > 0 {
 		p.Title.Text += fmt.Sprintf(" · arrivals peak %.0f/s, clipped", clipped)
 	}
-	p.Add(grid(), arrivalsLine(&data[0], bin))
+	p.Add(grid())
+	addArrivals(p, &data[0], f, t)
 	var waits []waitSeries
-	for _, d := range data {
-		p.Add(&plotter.Line{XYs: stepXYs(d.X, d.Pass, bin), StepStyle: plotter.PostStep, LineStyle: passStyle(d.Color)})
+	for i := range data {
+		d := &data[i]
+		addPasses(p, d, f, t, 0x30)
 		if d.Queueing {
-			waits = append(waits, waitSeries{xys: stepXYs(d.X, d.WaitMs, bin), sty: overlayWaitStyle(d.Color)})
+			waits = append(waits, waitSeries{xys: steps(d.X, d.XEnd, d.WaitMs, f, t), sty: overlayWaitStyle(d.Color)})
 		}
 	}
 	limits := map[float64]bool{}
 	for _, d := range data {
 		if !limits[d.Limit] {
 			limits[d.Limit] = true
-			p.Add(hline(from.Seconds(), to.Seconds(), d.Limit, limitStyle))
+			p.Add(hline(f, t, d.Limit, limitStyle))
 		}
+	}
+	if len(data[0].ClockSteps) > 0 {
+		p.Add(stepMarks{xs: data[0].ClockSteps})
 	}
 	if len(waits) > 0 {
 		p.Add(newWaitAxis(waits, color.Gray{Y: 0x50}))

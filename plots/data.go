@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 	"time"
 
@@ -35,6 +36,38 @@ type PanelData struct {
 	Queueing bool
 	// Summary is the key-figure line under the title.
 	Summary string
+
+	// RTMs is the mean response time of the calls completed in each
+	// point's bins, in ms (rows with responses only).
+	RTMs []float64
+	// XEnd is where the last point's step ends, in seconds.
+	XEnd float64
+	// Reduced is true when the bins outnumber the chart's pixel columns:
+	// then each point is one column (simulator.Columns), Arrival, Pass and
+	// Window are the column means, and the *Min / *Max slices hold each
+	// column's envelope. Otherwise each point is one bin and Min = Max.
+	Reduced                bool
+	ArrivalMin, ArrivalMax []float64
+	PassMin, PassMax       []float64
+	// Window is the passes in the trailing window (simulator.TrailingWindow)
+	// divided by its span in seconds, a rate on the same axis as the limit;
+	// WindowSpan is that span (the --window rounded to whole bins).
+	Window, WindowMin, WindowMax []float64
+	WindowSpan                   time.Duration
+	// ClockSteps are the times, in seconds, of the clock steps inside the
+	// chart (at most maxStepMarks).
+	ClockSteps []float64
+}
+
+// maxStepMarks is the most clock steps a chart marks.
+const maxStepMarks = 200
+
+// columnsFor is how many pixel columns a chart of opts has.
+func columnsFor(opts ChartOptions) int {
+	if opts.Width > 0 {
+		return opts.Width
+	}
+	return DefaultWidth
 }
 
 // queueingNames are the limiters that delay requests instead of blocking.
@@ -47,6 +80,14 @@ var queueingNames = map[string]bool{
 // start or end of the run.
 func (o ChartOptions) span(res *simulator.Result) (from, to time.Duration) {
 	from, to = res.Start, res.End
+	if res.Bin > 0 && to > from {
+		// Whole bins: a trace ends 1 ns after its last arrival, whose bin
+		// would otherwise be cut off (one arrival read "0s to 1ns").
+		n := (to - from + res.Bin - 1) / res.Bin
+		to = from + n*res.Bin
+	} else if res.Bin > 0 {
+		to = from + res.Bin
+	}
 	if o.From != 0 {
 		from = o.From
 	}
@@ -54,25 +95,6 @@ func (o ChartOptions) span(res *simulator.Result) (from, to time.Duration) {
 		to = o.To
 	}
 	return from, to
-}
-
-// binRange returns the indexes [lo, hi) of the bins overlapping the
-// half-open interval [from, to).
-func binRange(res *simulator.Result, n int, from, to time.Duration) (lo, hi int) {
-	if res.Bin <= 0 || from >= to {
-		return 0, 0
-	}
-	lo, hi = n, 0
-	for i := range n {
-		start := res.Start + time.Duration(i)*res.Bin
-		if start < to && start+res.Bin > from {
-			lo, hi = min(lo, i), i+1
-		}
-	}
-	if hi <= lo {
-		return 0, 0
-	}
-	return lo, hi
 }
 
 // ChartData returns, per limiter in the order of the result, the series
@@ -89,32 +111,46 @@ func ChartData(res *simulator.Result, opts ChartOptions) []PanelData {
 		names[i] = a.Name
 	}
 	colors := algoColors(names)
-	binSec := res.Bin.Seconds()
 
-	out := make([]PanelData, len(res.Algorithms))
-	for i, a := range res.Algorithms {
-		pd := PanelData{
-			Spec:     a.Spec,
-			Name:     a.Name,
-			Color:    colors[i],
-			Limit:    a.Rate,
-			Queueing: queueingNames[a.Name] || a.WaitMax > 0,
-			Summary:  summary(res, &a),
+	cols := columnsFor(opts)
+	var steps []float64
+	for _, st := range res.ClockSteps {
+		if st.At >= from && st.At <= to && len(steps) < maxStepMarks {
+			steps = append(steps, st.At.Seconds())
 		}
-		lo, hi := binRange(res, len(a.Bins), from, to)
-		for j := lo; j < hi; j++ {
-			b := a.Bins[j]
-			if b.WaitSum > 0 || b.WaitMax > 0 {
+	}
+	out := make([]PanelData, len(res.Algorithms))
+	for i := range res.Algorithms {
+		a := &res.Algorithms[i]
+		pd := PanelData{
+			Spec:       a.Spec,
+			Name:       a.Name,
+			Color:      colors[i],
+			Limit:      a.Rate,
+			Queueing:   queueingNames[a.Name] || a.WaitMax > 0,
+			Summary:    summary(res, a),
+			ClockSteps: steps,
+		}
+		_, pd.WindowSpan = simulator.TrailingWindow(nil, res.Bin, res.Window)
+		cs := simulator.Columns(res, a, from, to, cols)
+		pd.Reduced = len(cs) > 0 && cs[0].Bins > 1
+		for _, c := range cs {
+			if c.WaitMs > 0 {
 				pd.Queueing = true
 			}
-			pd.X = append(pd.X, (res.Start + time.Duration(j)*res.Bin).Seconds())
-			pd.Arrival = append(pd.Arrival, float64(b.Arrived)/binSec)
-			pd.Pass = append(pd.Pass, float64(b.Passed)/binSec)
-			w := 0.0
-			if b.Passed > 0 {
-				w = float64(b.WaitSum) / float64(b.Passed) / float64(time.Millisecond)
-			}
-			pd.WaitMs = append(pd.WaitMs, w)
+			pd.X = append(pd.X, c.From.Seconds())
+			pd.Arrival = append(pd.Arrival, c.Arrival.Mean)
+			pd.ArrivalMin = append(pd.ArrivalMin, c.Arrival.Min)
+			pd.ArrivalMax = append(pd.ArrivalMax, c.Arrival.Max)
+			pd.Pass = append(pd.Pass, c.Pass.Mean)
+			pd.PassMin = append(pd.PassMin, c.Pass.Min)
+			pd.PassMax = append(pd.PassMax, c.Pass.Max)
+			pd.Window = append(pd.Window, c.Window.Mean)
+			pd.WindowMin = append(pd.WindowMin, c.Window.Min)
+			pd.WindowMax = append(pd.WindowMax, c.Window.Max)
+			pd.WaitMs = append(pd.WaitMs, c.WaitMs)
+			pd.RTMs = append(pd.RTMs, c.RTMs)
+			pd.XEnd = c.To.Seconds()
 		}
 		out[i] = pd
 	}
@@ -146,7 +182,12 @@ func formatNum(v float64) string {
 // "60s" or "1.25s" rather than "1m0s", shorter ones as "50ms".
 func fmtDur(d time.Duration) string {
 	if d >= time.Second || d <= -time.Second {
-		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+		// At most millisecond precision: a trace's end is its last
+		// timestamp + 1 ns, which reads "21556.814590001s" otherwise.
+		return strconv.FormatFloat(math.Round(d.Seconds()*1000)/1000, 'f', -1, 64) + "s"
+	}
+	if d >= 10*time.Microsecond || d <= -10*time.Microsecond {
+		return d.Round(time.Microsecond).String()
 	}
 	return d.String()
 }

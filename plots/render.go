@@ -122,19 +122,6 @@ func (t linearTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// stepXYs turns per-bin values starting at xs into the points of a step line
-// (plotter.PostStep) that also covers the last bin up to xs[n-1]+width.
-func stepXYs(xs, ys []float64, width float64) plotter.XYs {
-	out := make(plotter.XYs, 0, len(xs)+1)
-	for i := range xs {
-		out = append(out, plotter.XY{X: xs[i], Y: ys[i]})
-	}
-	if n := len(xs); n > 0 {
-		out = append(out, plotter.XY{X: xs[n-1] + width, Y: ys[n-1]})
-	}
-	return out
-}
-
 // hline is a horizontal line across [x0, x1] at y.
 func hline(x0, x1, y float64, sty draw.LineStyle) *plotter.Line {
 	return &plotter.Line{XYs: plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}}, LineStyle: sty}

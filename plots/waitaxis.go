@@ -82,7 +82,7 @@ func (w *waitAxis) Plot(c draw.Canvas, plt *plot.Plot) {
 			}
 			pts = append(pts, vg.Point{X: trX(p.X), Y: trY(p.Y)})
 		}
-		c.StrokeLines(s.sty, c.ClipLinesXY(pts)...)
+		strokeChunked(c, s.sty, pts)
 	}
 	axis := draw.LineStyle{Color: w.color, Width: vg.Points(0.8)}
 	x := c.Max.X

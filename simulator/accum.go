@@ -12,9 +12,17 @@ import (
 // proportional to the number of arrivals is kept.
 type accumulator struct {
 	start, bin int64
-	// bins[i] covers [start+(origin+i)·bin, start+(origin+i+1)·bin).
-	bins   []Bin
-	origin int64
+	// bins[i] covers [start+(origin+i)·bin, start+(origin+i+1)·bin). It
+	// holds at most maxBins bins; bin starts at Config.Bin and doubles
+	// whenever more would be needed.
+	bins    []Bin
+	origin  int64
+	maxBins int64
+	// The bin of the last binAt, [curLo, curLo+curW) at bins[curI], so
+	// that consecutive arrivals in one bin skip the division; curW is 0
+	// when nothing is cached.
+	curLo, curW int64
+	curI        int
 
 	arrived, passed, blocked int64
 	waits                    waitHist
@@ -27,41 +35,99 @@ type accumulator struct {
 }
 
 func newAccumulator(cfg *Config) *accumulator {
-	n := int((cfg.End - cfg.Start + cfg.Bin - 1) / cfg.Bin)
+	// No bin is allocated up front: the series grows as arrivals and
+	// admissions reach new bins (see binAt), so its memory follows the
+	// traffic and MaxBins, not the span.
 	return &accumulator{
-		start:  int64(cfg.Start),
-		bin:    int64(cfg.Bin),
-		bins:   make([]Bin, max(n, 1)),
-		window: newWindowMax(cfg.Window, cfg.Reorder),
+		start:   int64(cfg.Start),
+		bin:     int64(cfg.Bin),
+		maxBins: int64(cfg.maxBins()),
+		window:  newWindowMax(cfg.Window, cfg.Reorder),
 	}
 }
 
-// binAt returns the bin holding true time t, growing the series as needed.
+// binAt returns the bin holding true time t, growing the series as needed
+// and, when it would hold more than maxBins bins, doubling the bin width
+// (see widen) until it fits.
 func (a *accumulator) binAt(t int64) *Bin {
-	d := t - a.start
-	i := d / a.bin
-	if d < 0 && d%a.bin != 0 {
-		i-- // floor division
+	if uint64(t-a.curLo) < uint64(a.curW) {
+		return &a.bins[a.curI]
 	}
-	i -= a.origin
-	if i < 0 {
-		grow := -i
-		nb := make([]Bin, int64(len(a.bins))+grow)
-		copy(nb[grow:], a.bins)
-		a.bins = nb
-		a.origin -= grow
-		i = 0
-	} else if i >= int64(len(a.bins)) {
+	return a.binAtSlow(t)
+}
+
+// binAtSlow is binAt for a time outside the cached bin.
+func (a *accumulator) binAtSlow(t int64) *Bin {
+	b := a.locate(t)
+	a.curI = int(floorDiv(t-a.start, a.bin) - a.origin)
+	a.curLo = a.start + (a.origin+int64(a.curI))*a.bin
+	a.curW = a.bin
+	return b
+}
+
+// locate is binAt without the cache.
+func (a *accumulator) locate(t int64) *Bin {
+	for {
+		i := floorDiv(t-a.start, a.bin)
+		if len(a.bins) == 0 {
+			a.bins = make([]Bin, 1, 64)
+			a.origin = i
+			return &a.bins[0]
+		}
+		i -= a.origin
+		if i >= 0 && i < int64(len(a.bins)) {
+			return &a.bins[i]
+		}
+		lo, hi := min(i, 0), max(i+1, int64(len(a.bins)))
+		if hi-lo > a.maxBins {
+			a.widen(2)
+			continue
+		}
+		if i < 0 {
+			grow := -i
+			nb := make([]Bin, int64(len(a.bins))+grow, max(int64(len(a.bins))+grow, int64(2*len(a.bins))))
+			copy(nb[grow:], a.bins)
+			a.bins = nb
+			a.origin -= grow
+			return &a.bins[0]
+		}
 		need := int(i) + 1
 		if need <= cap(a.bins) {
 			a.bins = a.bins[:need]
 		} else {
-			nb := make([]Bin, need, max(need, 2*len(a.bins)))
+			nb := make([]Bin, need, min(max(need, 2*len(a.bins)), int(a.maxBins)))
 			copy(nb, a.bins)
 			a.bins = nb
 		}
+		return &a.bins[i]
 	}
-	return &a.bins[i]
+}
+
+// widen merges every k consecutive bins (aligned on start) into one: the
+// bin becomes k times wider. Counts and wait sums add up; WaitMax is the
+// largest.
+func (a *accumulator) widen(k int64) {
+	a.bin *= k
+	a.curW = 0
+	if len(a.bins) == 0 {
+		return
+	}
+	origin := floorDiv(a.origin, k)
+	last := floorDiv(a.origin+int64(len(a.bins))-1, k)
+	nb := make([]Bin, last-origin+1)
+	for i, b := range a.bins {
+		nb[floorDiv(a.origin+int64(i), k)-origin].merge(b)
+	}
+	a.bins, a.origin = nb, origin
+}
+
+// merge adds o's counts to b.
+func (b *Bin) merge(o Bin) {
+	b.Arrived += o.Arrived
+	b.Passed += o.Passed
+	b.Blocked += o.Blocked
+	b.WaitSum += o.WaitSum
+	b.WaitMax = max(b.WaitMax, o.WaitMax)
 }
 
 // add records one decision for an arrival at true time at.
@@ -85,7 +151,13 @@ func (a *accumulator) add(at time.Duration, d algorithms.Decision) {
 	if w > b.WaitMax {
 		b.WaitMax = w
 	}
-	a.waits.add(w)
+	if w == 0 {
+		// waitHist.add for no wait, inlined: max stays ≥ 0.
+		a.waits.n++
+		a.waits.zero++
+	} else {
+		a.waits.add(w)
+	}
 	a.window.add(adm)
 }
 
@@ -131,7 +203,9 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 		r.Chain = a.chain.result(lo, hi, a)
 	}
 	r.Bins = make([]Bin, hi-lo)
-	copy(r.Bins[a.origin-lo:], a.bins)
+	if len(a.bins) > 0 {
+		copy(r.Bins[a.origin-lo:], a.bins)
+	}
 	for _, b := range r.Bins {
 		r.PeakBinPassed = max(r.PeakBinPassed, b.Passed)
 	}

@@ -67,6 +67,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		lims := make([]algorithms.Limiter, len(benchSpecs))
@@ -99,4 +100,68 @@ func BenchmarkEndToEnd(b *testing.B) {
 	b.ReportMetric(arrivals*float64(len(benchSpecs))/b.Elapsed().Seconds(), "decisions/s")
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/arrivals, "B/arrival")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/run")
+}
+
+// bareLoop is the yardstick of BenchmarkEndToEnd: it generates the same
+// arrivals and bins them through seven fixed windows in one plain loop, with
+// none of the engine (no batches, goroutines, window maximum, histogram or
+// renderers).
+func bareLoop(b *testing.B, n int, limit float64, duration time.Duration, seed uint64) {
+	const k = 7
+	var fws [k]*algorithms.FixedWindow
+	for i := range fws {
+		fw, err := algorithms.NewFixedWindow(algorithms.FixedWindowConfig{Limit: limit, Window: time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fws[i] = fw
+	}
+	nb := int(duration/DefaultBin) + 1
+	bins := make([][]Bin, k)
+	for i := range bins {
+		bins[i] = make([]Bin, nb)
+	}
+	src := newPoissonStream(1.5*limit, n, seed)
+	var passed int64
+	for {
+		a, ok := src.Next()
+		if !ok {
+			break
+		}
+		j := min(int(a.At/DefaultBin), nb-1)
+		for i, fw := range fws {
+			bin := &bins[i][j]
+			bin.Arrived++
+			if fw.Decide(a.Clock).Pass {
+				bin.Passed++
+				passed++
+			} else {
+				bin.Blocked++
+			}
+		}
+	}
+	if passed == 0 {
+		b.Fatal("nothing passed")
+	}
+}
+
+// BenchmarkBareLoop times bareLoop on BenchmarkEndToEnd's arrivals; the
+// issue's target is EndToEnd's s/run within 2.5× of this one's.
+//
+//	go test -run '^$' -bench 'EndToEnd|BareLoop' -benchtime 1x ./simulator/
+func BenchmarkBareLoop(b *testing.B) {
+	const limit = 100_000.0
+	n := benchArrivals
+	if testing.Short() && os.Getenv("RATELIMIT_BENCH_ARRIVALS") == "" {
+		n = 1_000_000
+	}
+	duration := time.Duration(math.Ceil(float64(n)/(1.5*limit))) * time.Second
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		bareLoop(b, n, limit, duration, uint64(i)+1)
+	}
+	b.ReportMetric(float64(n)*7*float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/run")
 }

@@ -42,7 +42,7 @@ func TestDownstreamLittlesLaw(t *testing.T) {
 	var completed int64
 	for _, b := range a.Bins {
 		in += float64(b.Passed - b.Completed)
-		area += in * cfg.Bin.Seconds()
+		area += in * res.Bin.Seconds()
 		rtSum += b.RTSum
 		completed += b.Completed
 	}

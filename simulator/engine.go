@@ -63,6 +63,12 @@ type Config struct {
 	// row gets its own copy, and every row is then run by the chain
 	// executor (chain.go).
 	Downstream *scenarios.Downstream
+	// MaxBins bounds the number of bins of the series (per limiter; 0 means
+	// DefaultMaxBins). Run widens Bin up front when the span [Start, End)
+	// would need more (see PlanBin) and doubles it during the run when
+	// arrivals or admissions outside the span would; Result.Bin is the
+	// width used. Memory and series.csv stay bounded whatever the span.
+	MaxBins int
 	// Progress, if not nil, is called from one goroutine with the number of
 	// arrivals fed so far, about every ProgressEvery arrivals, and once at
 	// the end with the total.
@@ -89,7 +95,7 @@ func (c *Config) Validate() error {
 }
 
 const (
-	batchSize       = 4096
+	batchSize       = 1 << 15
 	batchesInFlight = 8
 )
 
@@ -115,6 +121,8 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	if cfg.Reorder == 0 {
 		cfg.Reorder = cfg.Window
 	}
+	requested := cfg.Bin
+	cfg.Bin = PlanBin(cfg.End-cfg.Start, cfg.Bin, cfg.maxBins())
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -144,7 +152,8 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 		}()
 	}
 
-	maxAt, fed, feedErr := feed(ctx, src, ins, free, cfg.Progress)
+	var steps clockSteps
+	maxAt, fed, feedErr := feed(ctx, src, ins, free, cfg.Progress, &steps)
 	for _, in := range ins {
 		close(in)
 	}
@@ -164,12 +173,15 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	if err := src.Err(); err != nil {
 		return nil, err
 	}
-	return assemble(&cfg, limiters, accs, maxAt, fed), nil
+	res := assemble(&cfg, limiters, accs, maxAt, fed)
+	res.RequestedBin = requested
+	res.ClockSteps, res.ClockStepCount = steps.list, steps.n
+	return res, nil
 }
 
 // feed reads src into batches and hands each to every worker. It returns
 // the latest true time seen and the number of arrivals.
-func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free chan *batch, progress func(int64)) (maxAt time.Duration, done int64, err error) {
+func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free chan *batch, progress func(int64), steps *clockSteps) (maxAt time.Duration, done int64, err error) {
 	maxAt = -1 << 63
 	var reported int64
 	for {
@@ -188,6 +200,7 @@ func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free cha
 			if a.At > maxAt {
 				maxAt = a.At
 			}
+			steps.see(a)
 			b.arr = append(b.arr, a)
 		}
 		if len(b.arr) == 0 {
@@ -320,6 +333,7 @@ func (d *decisionWriter) flush() error { return d.w.Flush() }
 
 // assemble aligns every limiter's bins to one range and builds the Result.
 func assemble(cfg *Config, limiters []algorithms.Limiter, accs []*accumulator, maxAt time.Duration, fed int64) *Result {
+	cfg.Bin = commonBin(cfg, accs, maxAt, fed)
 	bin := int64(cfg.Bin)
 	end := cfg.End
 	if fed > 0 && maxAt >= end {

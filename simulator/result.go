@@ -11,9 +11,16 @@ type Result struct {
 	// Bin is the width of a series bin; Window the length of the sliding
 	// window behind MaxWindowPassed.
 	Bin, Window time.Duration
+	// RequestedBin is Config.Bin as given; Bin is wider when the series
+	// would otherwise have more than Config.MaxBins bins (see PlanBin).
+	RequestedBin time.Duration
 	// Start and End bound the run in true time; the first bin starts at
 	// Start (normally 0).
 	Start, End time.Duration
+	// ClockSteps lists the first MaxClockSteps steps of the limiters'
+	// clock, in arrival order; ClockStepCount counts all of them.
+	ClockSteps     []ClockStep
+	ClockStepCount int64
 	// Algorithms holds one result per limiter, in the order given.
 	Algorithms []AlgoResult
 }

@@ -66,6 +66,20 @@ func newWindowMax(window, reorder time.Duration) *windowMax {
 
 // add records one admission at time t (nanoseconds).
 func (m *windowMax) add(t int64) {
+	// The common case, inlined: in order (t is the newest admission, so
+	// not late and it goes last), after the first settle, with room to
+	// append and nothing to settle yet.
+	if n := len(m.pts); m.bSet && t >= m.hi && n < cap(m.pts) && t-m.reorder-m.b <= m.w/4 {
+		m.pts = m.pts[:n+1]
+		m.pts[n] = t
+		m.hi = t
+		return
+	}
+	m.addSlow(t)
+}
+
+// addSlow is add for every case.
+func (m *windowMax) addSlow(t int64) {
 	if !m.any {
 		m.any, m.hi = true, t
 	}
@@ -110,6 +124,7 @@ func (m *windowMax) settle(nb int64) {
 		first := live[i0]
 		lo = sort.Search(len(live), func(i int) bool { return live[i] > first-m.w })
 	}
+	w, best := m.w, m.settled
 	for i := i0; i < len(live); i++ {
 		r := live[i]
 		if r >= nb {
@@ -120,19 +135,17 @@ func (m *windowMax) settle(nb int64) {
 		if i+1 < len(live) && live[i+1] == r {
 			continue
 		}
-		for live[lo] <= r-m.w {
+		for live[lo] <= r-w {
 			lo++
 		}
-		if c := int64(i + 1 - lo); c > m.settled {
-			m.settled, m.settledAt = c, r
+		if c := int64(i + 1 - lo); c > best {
+			best, m.settledAt = c, r
 		}
 	}
+	m.settled = best
 	m.b, m.bSet = nb, true
 	// Drop what no window ending at or after nb can contain.
-	cut := 0
-	for cut < len(live) && live[cut] <= nb-m.w {
-		cut++
-	}
+	cut := sort.Search(len(live), func(i int) bool { return live[i] > nb-w })
 	m.head += cut
 	// Reclaim the dead prefix once it is at least half the slice.
 	if m.head > 0 && m.head >= len(m.pts)/2 {

@@ -9,16 +9,30 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	// SIGINT and SIGTERM cancel the context: the run stops at its next
+	// check (every batch of arrivals, every chart panel, every chunk
+	// written), removes its temporary files and leaves the earlier run's
+	// files as they were; the exit status is 128 + the signal number.
+	intCtx, stopInt := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stopInt()
+	ctx, stopTerm := signal.NotifyContext(intCtx, syscall.SIGTERM)
+	defer stopTerm()
 	io := systemIO()
 	if err := newRootCmd(io).ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+oneLine(err.Error()))
-		stop()
 		code := 1
+		switch {
+		case intCtx.Err() != nil:
+			err, code = errors.New("interrupted (SIGINT): stopped and removed the unfinished files; the earlier run's files are untouched"), 130
+		case ctx.Err() != nil:
+			err, code = errors.New("terminated (SIGTERM): stopped and removed the unfinished files; the earlier run's files are untouched"), 143
+		}
+		fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+oneLine(err.Error()))
+		stopTerm()
+		stopInt()
 		var ee *exitError
 		if errors.As(err, &ee) {
 			code = ee.code

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -225,20 +223,18 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	defer dir.Abort()
 
-	var parts []*os.File
+	var parts *decisionParts
 	if opts.Decisions {
-		parts = make([]*os.File, len(p.limiters))
-		for i := range parts {
-			f, err := os.CreateTemp(p.out, ".decisions-part-*")
-			if err != nil {
-				return fmt.Errorf("cannot write decisions in %s: %v", p.out, err)
-			}
-			defer os.Remove(f.Name())
-			defer f.Close()
-			parts[i] = f
+		if err := decisionsPlan(opts.IO.ErrOut, p.out, p.src.Approx, p.cfg.Start, p.cfg.End, p.limiters); err != nil {
+			return err
 		}
-		p.cfg.Decisions = func(i int) io.Writer { return parts[i] }
+		if parts, err = newDecisionParts(p.out, len(p.limiters)); err != nil {
+			return err
+		}
+		defer parts.remove()
+		p.cfg.Decisions = parts.writer
 	}
+	planned := binNotice(opts.IO.ErrOut, p.cfg.End-p.cfg.Start, p.cfg.Bin)
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
 
@@ -252,6 +248,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	widenedNotice(opts.IO.ErrOut, res, planned)
 
 	if err := dir.WriteFile("series.csv", func(w io.Writer) error { return simulator.WriteSeriesCSV(w, res) }); err != nil {
 		return err
@@ -267,30 +264,19 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		files = append(files, "breaker.csv")
 	}
 	if opts.Chart != "none" {
-		if err := dir.WriteFile("chart.png", func(w io.Writer) error { return plots.Chart(w, res, chart) }); err != nil {
+		if err := dir.WriteFile("chart.png", func(w io.Writer) error { return plots.ChartContext(ctx, w, res, chart) }); err != nil {
 			return err
 		}
 		files = append(files, "chart.png")
 	}
 	if opts.Decisions {
-		err := dir.WriteFile("decisions.csv", func(w io.Writer) error {
-			if _, err := io.WriteString(w, simulator.DecisionsHeader); err != nil {
-				return err
-			}
-			for _, f := range parts {
-				if _, err := f.Seek(0, io.SeekStart); err != nil {
-					return err
-				}
-				if _, err := io.Copy(w, bufio.NewReader(f)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := writeDecisions(ctx, dir, parts); err != nil {
 			return err
 		}
 		files = append(files, "decisions.csv")
+	}
+	if err := ctx.Err(); err != nil {
+		return err // interrupted while writing: keep the earlier files
 	}
 	if err := dir.Commit(); err != nil {
 		return err

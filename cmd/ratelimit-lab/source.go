@@ -54,7 +54,10 @@ type source struct {
 	Algorithms []string
 	// Expected is the number of arrivals when it is known beforehand.
 	Expected int64
-	Open     func() (scenarios.Stream, error)
+	// Approx is the mean number of arrivals (Expected when known), for
+	// estimates made before the run.
+	Approx float64
+	Open   func() (scenarios.Stream, error)
 	// Seed is the scenario's random seed (HasSeed false for a trace).
 	Seed    uint64
 	HasSeed bool
@@ -123,6 +126,7 @@ func (o *sourceOptions) resolve() (*source, error) {
 		Limit:      sc.Limit,
 		End:        sc.Duration,
 		Algorithms: sc.Algorithms,
+		Approx:     sc.ExpectedArrivals(),
 		Open:       sc.Stream,
 		Seed:       sc.Seed,
 		HasSeed:    true,
@@ -164,6 +168,7 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 	s.End = end + time.Nanosecond
 	s.Algorithms = sc.Algorithms
 	s.Expected = n
+	s.Approx = float64(n)
 	s.Open = func() (scenarios.Stream, error) { return scenarios.OpenTraceAs(path, name) }
 	if o.limitSet {
 		s.Limit = o.Limit

@@ -133,6 +133,9 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if err := dir.WriteFile("tune.png", func(w io.Writer) error { return plots.TuneChart(w, res) }); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err // interrupted while writing: keep the earlier files
+	}
 	if err := dir.Commit(); err != nil {
 		return err
 	}
