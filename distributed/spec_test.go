@@ -78,7 +78,7 @@ func TestOffsetsAndEpoch(t *testing.T) {
 	for spec, want := range map[string]int64{
 		"redis-fixed-window:limit=1":                  1_600_000_000_000,
 		"redis-fixed-window:limit=1,window=7s":        1_600_000_003_000, // multiple of 7000
-		"redis-gcra:rate=1,period=1500ms":             1_600_000_000_000, // multiple of 3000
+		"redis-gcra:rate=1,period=1500ms":             1_600_000_002_000, // multiple of 3000
 		"redis-sliding-log:limit=1,window=700ms":      1_600_000_003_000, // multiple of 7000
 		"redis-bucketed:limit=1,window=60s,buckets=6": 1_600_000_020_000, // multiple of 60000
 	} {
