@@ -58,6 +58,8 @@ func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 	opt.PoolSize = 16
 	opt.Protocol = 2
 	opt.DisableIdentity = true
+	opt.DialerRetries = 1
+	redis.SetLogger(silent{})
 	name := "Redis at " + opt.Addr
 	c := redis.NewClient(opt)
 	if err := c.Ping(ctx).Err(); err != nil {
@@ -226,3 +228,8 @@ func (c *realConn) do(cmds [][]string) ([]any, error) {
 	}
 	return out, nil
 }
+
+// silent drops go-redis's log lines: errors reach the user as one line.
+type silent struct{}
+
+func (silent) Printf(context.Context, string, ...any) {}

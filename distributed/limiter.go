@@ -201,7 +201,7 @@ func (l *Limiter) first(exec time.Duration, i, ms int64) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return verdict(r[0])
+		return l.verdict(r[0])
 	case SlidingLog:
 		if l.s.Atomic {
 			l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", l.key, limit, window, nowS, member})
@@ -209,7 +209,7 @@ func (l *Limiter) first(exec time.Duration, i, ms int64) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			return verdict(r[0])
+			return l.verdict(r[0])
 		}
 		l.cmds = append(l.cmds,
 			[]string{"ZREMRANGEBYSCORE", l.key, "0", strconv.FormatInt(ms-int64(l.s.Window/time.Millisecond), 10)},
@@ -234,7 +234,7 @@ func (l *Limiter) first(exec time.Duration, i, ms int64) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return verdict(r[0])
+		return l.verdict(r[0])
 	case GCRA:
 		sec, usec := l.gcraTime(exec, ms)
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", l.key,
@@ -256,7 +256,11 @@ func (l *Limiter) first(exec time.Duration, i, ms int64) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return verdict(r[0])
+		pass, err := verdict(r[0])
+		if err != nil {
+			return false, fmt.Errorf("%s: %s on %s: %v", l.s.Kind, l.s.File, l.srvName, err)
+		}
+		return pass, nil
 	}
 	panic("distributed: unknown kind " + l.s.Kind)
 }
@@ -341,6 +345,15 @@ func (l *Limiter) run(exec time.Duration, n int, key string, window int64) ([]an
 		l.peakBytes = max(l.peakBytes, bytes)
 	}
 	return r, nil
+}
+
+// verdict reads one of the lab's scripts' 1 or 0.
+func (l *Limiter) verdict(r any) (bool, error) {
+	pass, err := verdict(r)
+	if err != nil {
+		return false, fmt.Errorf("%s on %s: %v", l.s.Kind, l.srvName, err)
+	}
+	return pass, nil
 }
 
 // verdict reads a script's 1 or 0.

@@ -100,7 +100,7 @@ var kinds = []kind{
 	{algorithms.Info{Name: Script,
 		Summary:   "your own Lua file, called as the seed's script: KEYS[1]=key, ARGV=limit,window_ms,now_ms,member",
 		Reference: "the user's script; must return 1 (pass) or 0 (block)"},
-		[]param{{"file", "", "path of the Lua script"}, pLimit, pWindow}},
+		[]param{{"file", "(required)", "path of the Lua script"}, pLimit, pWindow}},
 }
 
 // IsRedis reports whether spec names a redis-* limiter.
@@ -191,7 +191,7 @@ func Parse(spec string, defaultLimit float64) (*Spec, error) {
 		}
 		s.Buckets = int(n)
 	case Script:
-		s.File = p.get("file")
+		s.File = raw["file"]
 		if p.err == nil && s.File == "" {
 			p.fail("file is required: give file=PATH of your Lua script")
 		}

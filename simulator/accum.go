@@ -109,6 +109,7 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 	if sc, ok := lim.(interface{ SampleCount() int }); ok {
 		r.SampleCount = sc.SampleCount()
 	}
+	r.Redis = redisFigures(lim)
 	r.MaxWindowPassed, r.LateAdmissions = a.window.result()
 	r.WindowLimit = r.Rate * window.Seconds()
 	if r.WindowLimit > 0 {

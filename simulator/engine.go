@@ -225,6 +225,9 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 			free <- b
 		}
 	}
+	if err == nil && ctx.Err() == nil {
+		err = finishLimiter(lim)
+	}
 	if rows != nil && err == nil {
 		err = rows.flush()
 	}
@@ -247,6 +250,9 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 	}
 	acc.decideNs += int64(time.Since(t0))
 	acc.decisions += int64(len(arr))
+	if err := limiterErr(lim); err != nil {
+		return err
+	}
 	for j := range arr {
 		acc.add(arr[j].At, ds[j])
 	}

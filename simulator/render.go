@@ -125,6 +125,7 @@ type algoSummaryJS struct {
 	WaitMaxMs       jsonNum `json:"wait_max_ms"`
 	StateBytes      int     `json:"state_bytes"`
 	LateAdmissions  int64   `json:"late_admissions,omitempty"`
+	*redisSummaryJS
 }
 
 func passRatio(passed, arrived int64) float64 {
@@ -170,6 +171,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		if a.SampleCount > 0 {
 			js.SmoothBound = jsonNum(fmtRatio(a.SmoothBound))
 		}
+		js.redisSummaryJS = redisSummary(&r.Algorithms[i])
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

@@ -51,6 +51,8 @@ type AlgoResult struct {
 	Bins []Bin
 	// NsPerDecision is the measured cost of one decision in this run.
 	NsPerDecision float64
+	// Redis holds a Redis limiter's figures (nil for the others).
+	Redis *RedisFigures
 }
 
 // Bin counts one bin of one limiter. Arrivals and blocks are counted at

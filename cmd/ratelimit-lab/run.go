@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
 	"github.com/ratelimit-lab/ratelimit-lab/plots"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
@@ -34,6 +35,7 @@ type RunOptions struct {
 	Quiet       bool
 	Chart       string
 	From, To    time.Duration
+	Redis       string
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
@@ -75,6 +77,7 @@ whole run succeeds.`,
 	f.StringVar(&opts.Chart, "chart", plots.ModePanels, "chart.png layout: panels, overlay or none")
 	f.DurationVar(&opts.From, "from", 0, "chart only: start of the zoom")
 	f.DurationVar(&opts.To, "to", 0, "chart only: end of the zoom")
+	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB instead of the embedded one")
 	return cmd
 }
 
@@ -86,13 +89,19 @@ type prepared struct {
 	out      string
 }
 
-func buildLimiters(specs []string, limit float64) ([]algorithms.Limiter, error) {
+func buildLimiters(specs []string, limit float64, rs *redisSession) ([]algorithms.Limiter, error) {
 	if len(specs) == 0 {
 		return nil, errors.New("no algorithm to run: give --algo SPEC (run 'ratelimit-lab list' to see them)")
 	}
 	out := make([]algorithms.Limiter, len(specs))
 	for i, spec := range specs {
-		l, err := algorithms.New(spec, limit)
+		var l algorithms.Limiter
+		var err error
+		if distributed.IsRedis(spec) {
+			l, err = rs.build(spec, limit)
+		} else {
+			l, err = algorithms.New(spec, limit)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +110,7 @@ func buildLimiters(specs []string, limit float64) ([]algorithms.Limiter, error) 
 	return out, nil
 }
 
-func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, out, suffix string) (*prepared, error) {
+func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, out, suffix string, rs *redisSession) (*prepared, error) {
 	s, err := src.resolve()
 	if err != nil {
 		return nil, err
@@ -109,7 +118,7 @@ func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, o
 	if len(algos) > 0 {
 		s.Algorithms = algos
 	}
-	limiters, err := buildLimiters(s.Algorithms, s.Limit)
+	limiters, err := buildLimiters(s.Algorithms, s.Limit, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +141,9 @@ func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, o
 }
 
 func runRun(ctx context.Context, opts *RunOptions) error {
-	p, err := prepareRun(&opts.Source, opts.Algos, opts.Bin, opts.Window, opts.Out, "")
+	rs := &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin}
+	defer rs.close()
+	p, err := prepareRun(&opts.Source, opts.Algos, opts.Bin, opts.Window, opts.Out, "", rs)
 	if err != nil {
 		return err
 	}
@@ -221,6 +232,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	header, rows := simulator.SummaryTable(res)
 	if err := renderTable(opts.IO.Out, header, rows); err != nil {
+		return err
+	}
+	if err := renderRedisTable(opts.IO.Out, res); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.Out, "wrote %s/{%s}\n", filepath.ToSlash(p.out), strings.Join(files, ","))

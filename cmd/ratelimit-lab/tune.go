@@ -79,7 +79,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return fmt.Errorf("--interval must be a positive whole number of milliseconds, got %v (for example --interval 1s)", opts.Interval)
 	}
 	// One leap-array spec checks the limit and the interval before the run.
-	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, opts.Bin, opts.Window, opts.Out, "-tune")
+	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, opts.Bin, opts.Window, opts.Out, "-tune", nil)
 	if err != nil {
 		return err
 	}
