@@ -77,7 +77,7 @@ func TestGCRAEqualsRedisRate(t *testing.T) {
 			spec := fmt.Sprintf("redis-gcra:rate=%d,burst=%d,period=%s,clock=%s", rate, burst, fmtDur(period), clock)
 			l := mustNew(t, spec, b)
 			got := decideAll(t, l, trace)
-			key := fmt.Sprintf("ref%d", round)
+			key := fmt.Sprintf("ref-%s-%d", t.Name(), round)
 			epoch := time.UnixMilli(l.Figures().EpochMs)
 			limit := redis_rate.Limit{Rate: rate, Burst: burst, Period: period}
 			for i, at := range trace {
