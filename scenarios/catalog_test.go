@@ -52,6 +52,9 @@ func TestCatalogPins(t *testing.T) {
 		{"clock-rollback", 100, 10 * time.Second, 1500, 0, 7},
 		{"poisson", 100, 60 * time.Second, -1, -1, 7},
 		{"spikes", 100, 20 * time.Second, -1, -1, 7},
+		{"redis-race", 100, 5 * time.Second, 1000, 0, 3},
+		{"redis-skew", 100, 10 * time.Second, 2000, 0, 4},
+		{"redis-memory", 30, 60 * time.Second, -1, -1, 3},
 	}
 	if len(tests) != len(Catalog()) {
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))
