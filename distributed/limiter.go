@@ -318,7 +318,7 @@ func (l *Limiter) run(exec time.Duration, n int, key string, window int64) ([]an
 		if !l.sampled || b != l.sampledBin {
 			l.sampled, l.sampledBin = true, b
 			memory = len(l.cmds)
-			l.cmds = append(l.cmds, []string{"MEMORY", "USAGE", key})
+			l.cmds = append(l.cmds, []string{"MEMORY", "USAGE", key, "SAMPLES", "0"})
 		}
 	}
 	r, err := l.c.do(l.cmds)
