@@ -1,6 +1,7 @@
 package distributed
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -107,4 +108,52 @@ func TestRunErrors(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Every spec variant: a twin decides the same, one rebuilt from Spec()
+// too; blocks never wait and passes wait one round trip (two for the
+// non-atomic sliding log).
+func TestConformance(t *testing.T) {
+	specs := []string{
+		"redis-fixed-window:limit=5,window=100ms,instances=3,rtt=2ms,skew=10ms",
+		"redis-sliding-log:limit=5,atomic=false,count=all,instances=2,rtt=3ms,clock=redis",
+		"redis-sliding-log:limit=5,count=all,rtt=1ms",
+		"redis-bucketed:limit=5,window=500ms,buckets=5,instances=4,skew=5ms",
+		"redis-gcra:rate=5,burst=2,instances=2,rtt=2ms,clock=redis",
+		"redis-script:file=testdata/seed.lua,limit=5,instances=2,rtt=1ms",
+	}
+	b := backends(t)["embedded"]
+	trace := nsTrace(rand.New(rand.NewPCG(5, 5)), 200, 2*time.Second)
+	for _, spec := range specs {
+		a, twin := mustNew(t, spec, b), mustNew(t, spec, b)
+		again := mustNew(t, a.Spec(), b)
+		if again.Spec() != a.Spec() || a.Rate() <= 0 || a.StateBytes() <= 0 {
+			t.Fatalf("%s: Spec %q rebuilds as %q; Rate %v StateBytes %d", spec, a.Spec(), again.Spec(), a.Rate(), a.StateBytes())
+		}
+		s := mustParse(t, spec)
+		for i, at := range trace {
+			d := a.Decide(at)
+			if d2, d3 := twin.Decide(at), again.Decide(at); d2 != d || d3 != d {
+				t.Fatalf("%s: arrival %d: %+v, twin %+v, rebuilt %+v", spec, i, d, d2, d3)
+			}
+			want := s.RTT
+			if s.Kind == SlidingLog && !s.Atomic {
+				want = 2 * s.RTT
+			}
+			if !d.Pass && d.Wait != 0 || d.Pass && d.Wait != want {
+				t.Fatalf("%s: arrival %d: %+v", spec, i, d)
+			}
+		}
+		for _, l := range []*Limiter{a, twin, again} {
+			if err := l.Finish(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if a.Figures() != twin.Figures() {
+			t.Errorf("%s: figures %+v vs twin %+v", spec, a.Figures(), twin.Figures())
+		}
+		if keys := b.mini.Keys(); len(keys) != 0 {
+			t.Errorf("%s: keys left after Finish: %v", spec, keys)
+		}
+	}
 }
