@@ -38,6 +38,7 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 	g.header()
 	for _, section := range []func() error{
 		g.boundary, g.smoothBound, g.sampleCount100, g.worstCase, g.coldStart, g.rollback,
+		g.redis,
 	} {
 		if err := section(); err != nil {
 			return nil, err
