@@ -52,13 +52,21 @@ type Limiter struct {
 	half    time.Duration // ⌊rtt/2⌋
 	bin     time.Duration
 
-	q    eventq.Queue[second]
+	q    eventq.Queue[secondBatch]
 	n    int64 // arrivals decided
 	last time.Duration
 	err  error
 	done bool
 
-	cmds        [][]string
+	// The pipeline: commands, the batches they belong to, where the
+	// decisions go, and the earliest second batch that waits for a reply.
+	cmds    [][]string
+	pend    []pending
+	out     []algorithms.Decision
+	one     [1]algorithms.Decision
+	waiting bool
+	waitKey eventq.Key
+
 	commands    int64
 	peakMembers int64
 	peakBytes   int64
@@ -67,8 +75,8 @@ type Limiter struct {
 	windows     map[int64]int64 // fixed-window: window index → last sampled bytes
 }
 
-// second is an atomic=false second batch: ZADD + PEXPIRE.
-type second struct {
+// secondBatch is an atomic=false second batch: ZADD + PEXPIRE.
+type secondBatch struct {
 	now    int64 // clock=instance: the first batch's now
 	member string
 }
@@ -140,25 +148,61 @@ func (l *Limiter) nowMs(t time.Duration) int64 {
 // round) comes before i's first batch, then i's first batch, and queues
 // i's second batch if it has one.
 func (l *Limiter) Decide(now time.Duration) algorithms.Decision {
+	l.out = l.one[:]
+	l.one[0] = algorithms.Decision{}
+	l.decide(now, 0)
+	l.flush()
+	return l.one[0]
+}
+
+// DecideBatch decides consecutive arrivals, out[j] for nows[j], exactly
+// as Decide would one by one, but sends Redis every batch it can in one
+// pipeline, in execution order: it waits for replies only when a batch
+// would come after a second batch that depends on a reply still in flight
+// (the non-atomic sliding log with count=passed sends its ZADD only after
+// a pass), and every maxPipeline batches.
+func (l *Limiter) DecideBatch(nows []time.Duration, out []algorithms.Decision) {
+	l.out = out
+	for j, now := range nows {
+		out[j] = algorithms.Decision{}
+		l.decide(now, j)
+	}
+	l.flush()
+}
+
+// maxPipeline bounds the batches sent in one pipeline.
+const maxPipeline = 512
+
+// decide queues arrival number l.n at now into the pipeline, its decision
+// to be written to l.out[j] when the replies are read.
+func (l *Limiter) decide(now time.Duration, j int) {
 	if l.err != nil || l.done {
-		return algorithms.Decision{}
+		return
 	}
 	if l.n > 0 && now < l.last {
 		l.err = fmt.Errorf("%s: the clock steps back at arrival %d (from %v to %v); redis-* limiters need a clock that never goes back: use a scenario without clock steps or a trace with non-decreasing timestamps",
 			l.s.Kind, l.n, l.last, now)
-		return algorithms.Decision{}
+		return
 	}
 	l.last = now
 	i := l.n
 	l.n++
 	exec := now + l.half
 	key := eventq.Key{At: exec, Seq: i}
-	for l.q.Before(key) {
-		k, ev := l.q.Pop()
-		if err := l.runSecond(k.At, ev); err != nil {
-			l.err = err
-			return algorithms.Decision{}
+	for {
+		if l.waiting && !key.Less(l.waitKey) {
+			l.flush() // a second batch may have to run before this one
 		}
+		if !l.q.Before(key) {
+			break
+		}
+		k, ev, _ := l.q.Peek()
+		if l.waiting && !k.Less(l.waitKey) {
+			l.flush()
+			continue
+		}
+		l.q.Pop()
+		l.second(k.At, ev)
 	}
 	var ms int64
 	if l.s.ClockRedis {
@@ -166,103 +210,98 @@ func (l *Limiter) Decide(now time.Duration) algorithms.Decision {
 	} else {
 		ms = l.nowMs(now + l.offsets[i%int64(l.s.Instances)])
 	}
-	pass, err := l.first(exec, i, ms)
-	if err != nil {
-		l.err = err
-		return algorithms.Decision{}
+	l.first(exec, i, ms, j)
+	if len(l.pend) >= maxPipeline {
+		l.flush()
 	}
-	if !pass {
-		return algorithms.Decision{}
-	}
-	if l.s.Kind == SlidingLog && !l.s.Atomic {
-		return algorithms.Decision{Pass: true, Wait: 2 * l.s.RTT}
-	}
-	return algorithms.Decision{Pass: true, Wait: l.s.RTT}
 }
 
-// first runs arrival i's first batch at execution time exec with the
-// script's now ms, and reports the verdict.
-func (l *Limiter) first(exec time.Duration, i, ms int64) (bool, error) {
+// pending is a batch in the pipeline, waiting for its replies.
+type pending struct {
+	out       int // index in l.out of a first batch; -1 for a second batch
+	seq       int64
+	exec      time.Duration
+	ms        int64
+	member    string
+	start, n  int // its commands l.cmds[start:start+n], then the lab's
+	measured  int // index of the member count, -1 if none
+	memory    int // index of MEMORY USAGE, -1 if none
+	windowIdx int64
+}
+
+// first queues arrival i's first batch at execution time exec with the
+// script's now ms.
+func (l *Limiter) first(exec time.Duration, i, ms int64, j int) {
 	member := strconv.FormatInt(i, 10)
 	nowS := strconv.FormatInt(ms, 10)
 	limit := strconv.FormatInt(l.s.Limit, 10)
 	window := strconv.FormatInt(int64(l.s.Window/time.Millisecond), 10)
-	l.cmds = l.cmds[:0]
+	p := pending{out: j, seq: i, exec: exec, ms: ms, member: member, start: len(l.cmds), n: 1}
+	key := l.key
 	switch l.s.Kind {
 	case FixedWindow:
 		idx := floorDiv(ms, int64(l.s.Window/time.Millisecond))
-		k := l.key + strconv.FormatInt(idx, 10)
+		key += strconv.FormatInt(idx, 10)
 		if _, ok := l.windows[idx]; !ok {
 			l.windows[idx] = 0
 			l.peakMembers = max(l.peakMembers, int64(len(l.windows)))
 		}
-		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", k, limit, window})
-		r, err := l.run(exec, 1, k, idx)
-		if err != nil {
-			return false, err
-		}
-		return l.verdict(r[0])
+		p.windowIdx = idx
+		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key, limit, window})
 	case SlidingLog:
 		if l.s.Atomic {
-			l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", l.key, limit, window, nowS, member})
-			r, err := l.run(exec, 1, l.key, 0)
-			if err != nil {
-				return false, err
-			}
-			return l.verdict(r[0])
+			l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key, limit, window, nowS, member})
+			break
 		}
+		p.n = 2
 		l.cmds = append(l.cmds,
-			[]string{"ZREMRANGEBYSCORE", l.key, "0", strconv.FormatInt(ms-int64(l.s.Window/time.Millisecond), 10)},
-			[]string{"ZCARD", l.key})
-		r, err := l.run(exec, 2, l.key, 0)
-		if err != nil {
-			return false, err
+			[]string{"ZREMRANGEBYSCORE", key, "0", strconv.FormatInt(ms-int64(l.s.Window/time.Millisecond), 10)},
+			[]string{"ZCARD", key})
+		second := eventq.Key{At: exec + l.s.RTT, Seq: i, Round: 1}
+		if l.s.CountAll {
+			l.q.Push(second, secondBatch{now: ms, member: member})
+		} else if !l.waiting {
+			l.waiting, l.waitKey = true, second
 		}
+	case Bucketed:
+		bucket := strconv.FormatInt(int64(l.s.Window/time.Millisecond)/int64(l.s.Buckets), 10)
+		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key, limit, window, nowS, bucket})
+	case GCRA:
+		sec, usec := l.gcraTime(exec, ms)
+		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key,
+			strconv.FormatInt(l.s.Burst, 10), strconv.FormatInt(l.s.Rate, 10),
+			strconv.FormatFloat(l.s.Period.Seconds(), 'f', -1, 64), "1", sec, usec})
+	case Script:
+		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key, limit, window, nowS, member})
+	}
+	l.lab(&p, key)
+	l.pend = append(l.pend, p)
+}
+
+// firstVerdict reads a first batch's verdict from its replies.
+func (l *Limiter) firstVerdict(r []any) (bool, error) {
+	switch {
+	case l.s.Kind == SlidingLog && !l.s.Atomic:
 		n, ok := r[1].(int64)
 		if !ok {
 			return false, fmt.Errorf("%s: ZCARD answered %v on %s", l.s.Kind, r[1], l.srvName)
 		}
-		pass := n < l.s.Limit
-		if pass || l.s.CountAll {
-			l.q.Push(eventq.Key{At: exec + l.s.RTT, Seq: i, Round: 1}, second{now: ms, member: member})
-		}
-		return pass, nil
-	case Bucketed:
-		bucket := strconv.FormatInt(int64(l.s.Window/time.Millisecond)/int64(l.s.Buckets), 10)
-		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", l.key, limit, window, nowS, bucket})
-		r, err := l.run(exec, 1, l.key, 0)
-		if err != nil {
-			return false, err
-		}
-		return l.verdict(r[0])
-	case GCRA:
-		sec, usec := l.gcraTime(exec, ms)
-		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", l.key,
-			strconv.FormatInt(l.s.Burst, 10), strconv.FormatInt(l.s.Rate, 10),
-			strconv.FormatFloat(l.s.Period.Seconds(), 'f', -1, 64), "1", sec, usec})
-		r, err := l.run(exec, 1, l.key, 0)
-		if err != nil {
-			return false, err
-		}
+		return n < l.s.Limit, nil
+	case l.s.Kind == GCRA:
 		arr, ok := r[0].([]any)
 		if !ok || len(arr) == 0 {
 			return false, fmt.Errorf("%s: the script answered %v on %s", l.s.Kind, r[0], l.srvName)
 		}
 		n, ok := arr[0].(int64)
 		return ok && n > 0, nil
-	case Script:
-		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", l.key, limit, window, nowS, member})
-		r, err := l.run(exec, 1, l.key, 0)
-		if err != nil {
-			return false, err
-		}
+	case l.s.Kind == Script:
 		pass, err := verdict(r[0])
 		if err != nil {
 			return false, fmt.Errorf("%s: %s on %s: %v", l.s.Kind, l.s.File, l.srvName, err)
 		}
 		return pass, nil
 	}
-	panic("distributed: unknown kind " + l.s.Kind)
+	return l.verdict(r[0])
 }
 
 // gcraTime is what TIME would return: with clock=instance the instance's
@@ -279,72 +318,105 @@ func (l *Limiter) gcraTime(exec time.Duration, ms int64) (sec, usec string) {
 	return strconv.FormatInt(floorDiv(us, 1_000_000), 10), strconv.FormatInt(us-floorDiv(us, 1_000_000)*1_000_000, 10)
 }
 
-// runSecond runs an atomic=false second batch (ZADD + PEXPIRE) at exec.
-func (l *Limiter) runSecond(exec time.Duration, ev second) error {
+// second queues an atomic=false second batch (ZADD + PEXPIRE) at exec.
+func (l *Limiter) second(exec time.Duration, ev secondBatch) {
 	ms := ev.now
 	if l.s.ClockRedis {
 		ms = l.nowMs(exec)
 	}
-	l.cmds = append(l.cmds[:0],
+	p := pending{out: -1, exec: exec, start: len(l.cmds), n: 2}
+	l.cmds = append(l.cmds,
 		[]string{"ZADD", l.key, strconv.FormatInt(ms, 10), ev.member},
 		[]string{"PEXPIRE", l.key, strconv.FormatInt(int64(l.s.Window/time.Millisecond), 10)})
-	_, err := l.run(exec, 2, l.key, 0)
-	return err
+	l.lab(&p, l.key)
+	l.pend = append(l.pend, p)
 }
 
-// run sends l.cmds (the limiter's own n commands) as one batch executing
-// at exec, with the lab's additions: PERSIST of key on a real server (no
-// key expires during a run), a member count, and MEMORY USAGE once per
-// bin on a real server.
-func (l *Limiter) run(exec time.Duration, n int, key string, window int64) ([]any, error) {
-	l.commands += int64(n)
+// lab appends the lab's own commands to a batch: PERSIST of key on a real
+// server (no key expires during a run), a member count, and MEMORY USAGE
+// once per bin on a real server. They are not counted in redis_commands.
+func (l *Limiter) lab(p *pending, key string) {
+	l.commands += int64(p.n)
+	p.measured, p.memory = -1, -1
 	if l.real {
 		l.cmds = append(l.cmds, []string{"PERSIST", key})
 	}
-	measured := -1
 	switch l.s.Kind {
 	case SlidingLog, Bucketed:
-		measured = len(l.cmds)
+		p.measured = len(l.cmds)
 		l.cmds = append(l.cmds, []string{"ZCARD", key})
 	case Script:
-		measured = len(l.cmds)
+		p.measured = len(l.cmds)
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.measure, "1", key})
 	case GCRA:
 		l.peakMembers = 1
 	}
-	memory := -1
 	if l.real && l.bin > 0 {
-		b := floorDiv(int64(exec), int64(l.bin))
+		b := floorDiv(int64(p.exec), int64(l.bin))
 		if !l.sampled || b != l.sampledBin {
 			l.sampled, l.sampledBin = true, b
-			memory = len(l.cmds)
+			p.memory = len(l.cmds)
 			l.cmds = append(l.cmds, []string{"MEMORY", "USAGE", key, "SAMPLES", "0"})
 		}
+	}
+}
+
+// flush sends the pipeline and reads every batch's replies in order.
+func (l *Limiter) flush() {
+	l.waiting = false
+	if len(l.pend) == 0 {
+		return
+	}
+	defer func() { l.cmds, l.pend = l.cmds[:0], l.pend[:0] }()
+	if l.err != nil {
+		return
 	}
 	r, err := l.c.do(l.cmds)
 	if err != nil {
 		if l.s.Kind == Script {
-			return nil, fmt.Errorf("%s: %s failed on %s: %s; fix the script", l.s.Kind, l.s.File, l.srvName, oneLine(err))
+			l.err = fmt.Errorf("%s: %s failed on %s: %s; fix the script", l.s.Kind, l.s.File, l.srvName, oneLine(err))
+		} else {
+			l.err = fmt.Errorf("%s: %s answered an error: %s", l.s.Kind, l.srvName, oneLine(err))
 		}
-		return nil, fmt.Errorf("%s: %s answered an error: %s", l.s.Kind, l.srvName, oneLine(err))
+		return
 	}
-	if measured >= 0 {
-		if m, ok := r[measured].(int64); ok && m > l.peakMembers {
-			l.peakMembers = m
-		}
-	}
-	if memory >= 0 {
-		bytes, _ := r[memory].(int64)
-		if l.windows != nil {
-			l.windows[window] = bytes
-			bytes = 0
-			for _, b := range l.windows {
-				bytes += b
+	for _, p := range l.pend {
+		if p.measured >= 0 {
+			if m, ok := r[p.measured].(int64); ok && m > l.peakMembers {
+				l.peakMembers = m
 			}
 		}
-		l.peakBytes = max(l.peakBytes, bytes)
+		if p.memory >= 0 {
+			bytes, _ := r[p.memory].(int64)
+			if l.windows != nil {
+				l.windows[p.windowIdx] = bytes
+				bytes = 0
+				for _, b := range l.windows {
+					bytes += b
+				}
+			}
+			l.peakBytes = max(l.peakBytes, bytes)
+		}
+		if p.out < 0 {
+			continue
+		}
+		pass, err := l.firstVerdict(r[p.start : p.start+p.n])
+		if err != nil {
+			l.err = err
+			return
+		}
+		if !pass {
+			continue
+		}
+		if l.s.Kind == SlidingLog && !l.s.Atomic {
+			l.out[p.out] = algorithms.Decision{Pass: true, Wait: 2 * l.s.RTT}
+			if !l.s.CountAll {
+				l.q.Push(eventq.Key{At: p.exec + l.s.RTT, Seq: p.seq, Round: 1}, secondBatch{now: p.ms, member: p.member})
+			}
+			continue
+		}
+		l.out[p.out] = algorithms.Decision{Pass: true, Wait: l.s.RTT}
 	}
-	return r, nil
 }
 
 // verdict reads one of the lab's scripts' 1 or 0.
@@ -387,11 +459,16 @@ func (l *Limiter) Finish() error {
 	if l.done {
 		return l.err
 	}
-	l.done = true
+	l.flush()
 	for l.err == nil && l.q.Len() > 0 {
 		k, ev := l.q.Pop()
-		l.err = l.runSecond(k.At, ev)
+		l.second(k.At, ev)
+		if len(l.pend) >= maxPipeline {
+			l.flush()
+		}
 	}
+	l.flush()
+	l.done = true
 	if err := l.deleteKeys(); err != nil && l.err == nil {
 		l.err = err
 	}

@@ -221,3 +221,46 @@ func TestNonAtomicOversellExample(t *testing.T) {
 		}
 	})
 }
+
+// DecideBatch, which pipelines, decides exactly as Decide one by one and
+// reaches the same figures.
+func TestDecideBatchEqualsDecide(t *testing.T) {
+	specs := []string{
+		"redis-sliding-log:limit=7,atomic=false,instances=3,rtt=3ms",
+		"redis-sliding-log:limit=7,atomic=false,count=all,instances=3,rtt=3ms,clock=redis",
+		"redis-sliding-log:limit=7,atomic=false,rtt=0s",
+		"redis-fixed-window:limit=7,window=200ms,instances=2,skew=20ms,rtt=1ms",
+		"redis-bucketed:limit=7,window=500ms,buckets=5,rtt=2ms",
+		"redis-gcra:rate=7,instances=2,rtt=1ms,clock=redis",
+		"redis-script:file=testdata/seed.lua,limit=7,rtt=2ms",
+	}
+	forEachBackend(t, func(t *testing.T, b *Backend) {
+		r := rand.New(rand.NewPCG(6, 7))
+		for _, spec := range specs {
+			trace := nsTrace(r, 1500, 3*time.Second)
+			one, batched := mustNew(t, spec, b), mustNew(t, spec, b)
+			want := decideAll(t, one, trace)
+			got := make([]algorithms.Decision, len(trace))
+			for lo := 0; lo < len(trace); {
+				hi := min(len(trace), lo+1+r.IntN(700))
+				batched.DecideBatch(trace[lo:hi], got[lo:hi])
+				lo = hi
+			}
+			if err := batched.Finish(); err != nil {
+				t.Fatal(err)
+			}
+			for i := range trace {
+				if got[i] != want[i] {
+					t.Fatalf("%s: arrival %d at %v: batched %+v, one by one %+v", spec, i, trace[i], got[i], want[i])
+				}
+			}
+			// MEMORY USAGE of a large ZSET varies from run to run on a real
+			// server (its skiplist levels are random), so bytes are left out.
+			f1, f2 := one.Figures(), batched.Figures()
+			f1.PeakBytes, f2.PeakBytes = 0, 0
+			if f1 != f2 {
+				t.Errorf("%s: figures one by one %+v, batched %+v", spec, f1, f2)
+			}
+		}
+	})
+}

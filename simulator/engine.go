@@ -245,8 +245,10 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 	arr := b.arr
 	ds = ds[:len(arr)]
 	t0 := time.Now()
-	for j := range arr {
-		ds[j] = lim.Decide(arr[j].Clock)
+	if !decideBatch(lim, arr, ds) {
+		for j := range arr {
+			ds[j] = lim.Decide(arr[j].Clock)
+		}
 	}
 	acc.decideNs += int64(time.Since(t0))
 	acc.decisions += int64(len(arr))

@@ -2,8 +2,10 @@ package simulator
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
 // Optional interfaces of limiters that talk to a server (the redis-*
@@ -20,7 +22,27 @@ type (
 	redisFigurer interface {
 		RedisFigures() (commands, peakMembers, peakBytes, epochMs int64)
 	}
+	// batchDecider decides consecutive arrivals at once, exactly as Decide
+	// one by one would (a Redis limiter pipelines them).
+	batchDecider interface {
+		DecideBatch(clocks []time.Duration, out []algorithms.Decision)
+	}
 )
+
+// decideBatch lets a batchDecider decide arr into ds; false if lim is not
+// one.
+func decideBatch(lim algorithms.Limiter, arr []scenarios.Arrival, ds []algorithms.Decision) bool {
+	b, ok := lim.(batchDecider)
+	if !ok {
+		return false
+	}
+	clocks := make([]time.Duration, len(arr))
+	for j := range arr {
+		clocks[j] = arr[j].Clock
+	}
+	b.DecideBatch(clocks, ds)
+	return true
+}
 
 // RedisFigures are a Redis limiter's costs over a run.
 type RedisFigures struct {
