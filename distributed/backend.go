@@ -24,6 +24,7 @@ import (
 // deletes what is left and never flushes a database.
 type Backend struct {
 	name   string
+	ctx    context.Context
 	mini   *miniredis.Miniredis
 	client *redis.Client
 	prefix string
@@ -59,6 +60,7 @@ func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 	opt.Protocol = 2
 	opt.DisableIdentity = true
 	opt.DialerRetries = 1
+	opt.ContextTimeoutEnabled = true // an interrupted run stops waiting
 	redis.SetLogger(silent{})
 	name := "Redis at " + opt.Addr
 	c := redis.NewClient(opt)
@@ -68,7 +70,7 @@ func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 	}
 	var id [6]byte
 	_, _ = rand.Read(id[:])
-	return &Backend{name: name, client: c, prefix: "ratelimit-lab:" + hex.EncodeToString(id[:]) + ":", shas: map[string]string{}}, nil
+	return &Backend{name: name, ctx: ctx, client: c, prefix: "ratelimit-lab:" + hex.EncodeToString(id[:]) + ":", shas: map[string]string{}}, nil
 }
 
 func connectError(name, rawURL string, err error) error {
@@ -132,7 +134,7 @@ func (b *Backend) conn() conn {
 		c.rd = bufio.NewReader(&c.buf)
 		return c
 	}
-	return &realConn{c: b.client, name: b.name}
+	return &realConn{ctx: b.ctx, c: b.client, name: b.name}
 }
 
 // load loads a script (SCRIPT LOAD) and returns its SHA1.
@@ -194,13 +196,14 @@ func normalize(r any) any {
 }
 
 type realConn struct {
+	ctx  context.Context
 	c    *redis.Client
 	name string
 	args []any
 }
 
 func (c *realConn) do(cmds [][]string) ([]any, error) {
-	ctx := context.Background()
+	ctx := c.ctx
 	pipe := c.c.Pipeline()
 	rs := make([]*redis.Cmd, len(cmds))
 	for i, cmd := range cmds {
@@ -221,6 +224,9 @@ func (c *realConn) do(cmds [][]string) ([]any, error) {
 			var rerr redis.Error
 			if errors.As(err, &rerr) {
 				return nil, err
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
 			}
 			return nil, fmt.Errorf("%s stopped answering (%s); check the server", c.name, oneLine(err))
 		}

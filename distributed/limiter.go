@@ -1,6 +1,7 @@
 package distributed
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"strconv"
@@ -486,6 +487,12 @@ func (l *Limiter) Close() error {
 }
 
 func (l *Limiter) deleteKeys() error {
+	if rc, ok := l.c.(*realConn); ok && rc.ctx.Err() != nil {
+		// An interrupted run still deletes its keys.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(rc.ctx), 5*time.Second)
+		defer cancel()
+		rc.ctx = ctx
+	}
 	var keys []string
 	if l.windows != nil {
 		for idx := range l.windows {
