@@ -249,6 +249,11 @@ func TestDecideBatchEqualsDecide(t *testing.T) {
 			if err := batched.Finish(); err != nil {
 				t.Fatal(err)
 			}
+			for _, l := range []*Limiter{one, batched} {
+				if keys := keysLeft(t, l); len(keys) != 0 {
+					t.Errorf("%s: keys left after Finish: %v", spec, keys)
+				}
+			}
 			for i := range trace {
 				if got[i] != want[i] {
 					t.Fatalf("%s: arrival %d at %v: batched %+v, one by one %+v", spec, i, trace[i], got[i], want[i])
@@ -263,4 +268,14 @@ func TestDecideBatchEqualsDecide(t *testing.T) {
 			}
 		}
 	})
+}
+
+// keysLeft lists the keys under l's prefix on its server.
+func keysLeft(t *testing.T, l *Limiter) []any {
+	t.Helper()
+	r, err := l.c.do([][]string{{"SCAN", "0", "MATCH", l.prefix + "*", "COUNT", "100000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r[0].([]any)[1].([]any)
 }
