@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -52,6 +53,8 @@ type Limiter struct {
 	offsets []time.Duration
 	half    time.Duration // ⌊rtt/2⌋
 	bin     time.Duration
+
+	decided atomic.Int64 // l.n, for progress reports from another goroutine
 
 	q    eventq.Queue[secondBatch]
 	n    int64 // arrivals decided
@@ -188,6 +191,7 @@ func (l *Limiter) decide(now time.Duration, j int) {
 	l.last = now
 	i := l.n
 	l.n++
+	l.decided.Store(l.n)
 	exec := now + l.half
 	key := eventq.Key{At: exec, Seq: i}
 	for {
@@ -449,6 +453,10 @@ func describe(r any) string {
 	}
 	return fmt.Sprint(r)
 }
+
+// Decided is the number of arrivals decided so far; unlike the other
+// methods it may be called from another goroutine.
+func (l *Limiter) Decided() int64 { return l.decided.Load() }
 
 // Err reports the first error (a clock that steps back, a server error, a
 // script that fails); after it every Decide blocks.

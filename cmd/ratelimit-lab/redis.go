@@ -59,6 +59,36 @@ func (r *redisSession) close() {
 	_ = r.backend.Close()
 }
 
+// trackProgress makes the progress bar follow the slowest Redis limiter
+// (arrivals it has decided, polled every 100 ms) instead of the arrivals
+// fed, which run far ahead of a limiter paced by round trips. It returns
+// the function that stops it; without Redis limiters it changes nothing.
+func (r *redisSession) trackProgress(cfg *simulator.Config, update func(int64)) (stop func()) {
+	if r == nil || len(r.limiters) == 0 || cfg.Progress == nil {
+		return func() {}
+	}
+	cfg.Progress = nil
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				slowest := r.limiters[0].Decided()
+				for _, l := range r.limiters[1:] {
+					slowest = min(slowest, l.Decided())
+				}
+				update(slowest)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 // renderRedisTable writes the Redis limiters' figures, if the run has any.
 func renderRedisTable(w io.Writer, res *simulator.Result) error {
 	header, rows := simulator.RedisTable(res)

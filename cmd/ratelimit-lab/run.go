@@ -188,7 +188,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer stream.Close()
+	stopTracking := rs.trackProgress(&p.cfg, bar.update)
 	res, err := simulator.Run(ctx, stream, p.limiters, p.cfg)
+	stopTracking()
 	bar.finish()
 	if err != nil {
 		return err
