@@ -159,6 +159,17 @@ func (l *Limiter) Decide(now time.Duration) algorithms.Decision {
 	return l.one[0]
 }
 
+// Check implements algorithms.Stage. A deployed script decides and
+// records in one step (the non-atomic sliding log records in its second
+// round trip, which the model schedules itself), so, as with
+// x/time/rate, Check is Decide and Record does nothing.
+func (l *Limiter) Check(now time.Duration) algorithms.Decision { return l.Decide(now) }
+
+// Record implements algorithms.Stage: nothing to record, see Check.
+func (l *Limiter) Record(time.Duration) {}
+
+var _ algorithms.Stage = (*Limiter)(nil)
+
 // DecideBatch decides consecutive arrivals, out[j] for nows[j], exactly
 // as Decide would one by one, but sends Redis every batch it can in one
 // pipeline, in execution order: it waits for replies only when a batch
