@@ -170,6 +170,7 @@ func summary(res *simulator.Result, a *simulator.AlgoResult) string {
 		s += fmt.Sprintf(" · wait p50 %s p99 %s max %s",
 			roundDur(a.WaitP50), roundDur(a.WaitP99), roundDur(a.WaitMax))
 	}
+	s += redisSummary(a)
 	return s
 }
 

@@ -19,6 +19,26 @@ var adversarialAlgorithms = []string{
 	"leaky-bucket",
 }
 
+// The Redis scenarios' limiter sets (package distributed builds them).
+var (
+	redisRaceAlgorithms = []string{
+		"redis-sliding-log:instances=4,rtt=4ms",
+		"redis-sliding-log:instances=4,rtt=4ms,atomic=false",
+		"redis-fixed-window:instances=4,rtt=4ms",
+	}
+	redisSkewAlgorithms = []string{
+		"redis-sliding-log:instances=3,skew=50ms,clock=instance",
+		"redis-sliding-log:instances=3,skew=50ms,clock=redis",
+		"redis-fixed-window:instances=3,skew=50ms,clock=instance",
+		"redis-fixed-window:instances=3,skew=50ms,clock=redis",
+	}
+	redisMemoryAlgorithms = []string{
+		"redis-sliding-log:count=passed",
+		"redis-sliding-log:count=all",
+		"redis-bucketed:buckets=10",
+	}
+)
+
 const ms = time.Millisecond
 
 // hotKeyAlgorithms show the check-then-add race: leap-array and the sliding
@@ -144,6 +164,33 @@ func Catalog() []Scenario {
 		},
 		slowDownstream(),
 		flapping(),
+		{
+			Name:        "redis-race",
+			Description: "4 gateway instances, 4 ms round trips to one Redis, bursts of 200 requests in 20 ms every second: the atomic Lua script against §4.2's check-then-act",
+			Limit:       100, Duration: 5 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseBurst, Start: 0, Duration: 20 * ms, Count: 200, Every: time.Second},
+			},
+			Algorithms: append([]string(nil), redisRaceAlgorithms...),
+		},
+		{
+			Name:        "redis-skew",
+			Description: "3 instances whose clocks are 50 ms slow, right and 50 ms fast, evenly spaced traffic at twice the limit: each instance's clock against Redis's TIME",
+			Limit:       100, Duration: 10 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhaseConstant, Rate: 200},
+			},
+			Algorithms: append([]string(nil), redisSkewAlgorithms...),
+		},
+		{
+			Name:        "redis-memory",
+			Description: "Poisson arrivals at 10 times the limit for 60 s: members kept by the per-request ZSET (count=passed, count=all) and by the bucketed ZSET",
+			Limit:       30, Duration: 60 * time.Second, Seed: 1,
+			Phases: []Phase{
+				{Type: PhasePoisson, Rate: 300},
+			},
+			Algorithms: append([]string(nil), redisMemoryAlgorithms...),
+		},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 )
 
 // DefaultAlgorithms is the limiter set of most catalog scenarios: all seven
@@ -22,6 +23,12 @@ var DefaultAlgorithms = []string{
 // by building it with the scenario's limit, so a bad spec in a scenario
 // file is reported when the file is loaded.
 func checkSpec(spec string, limit float64) error {
+	if distributed.IsRedis(spec) {
+		if _, err := distributed.Parse(spec, limit); err != nil {
+			return fmt.Errorf("algorithm %q: %v", spec, err)
+		}
+		return nil
+	}
 	if _, err := algorithms.New(spec, limit); err != nil {
 		return fmt.Errorf("algorithm %q: %v", spec, err)
 	}

@@ -183,6 +183,7 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 	if sc, ok := lim.(interface{ SampleCount() int }); ok {
 		r.SampleCount = sc.SampleCount()
 	}
+	r.Redis = redisFigures(lim)
 	r.MaxWindowPassed, r.LateAdmissions = a.window.result()
 	if at, ok := a.window.busiest(); ok {
 		r.MaxWindowEnd, r.HasMaxWindow = time.Duration(at), true

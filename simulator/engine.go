@@ -256,6 +256,9 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 	if ch != nil && err == nil && ctx.Err() == nil {
 		err = ch.finish()
 	}
+	if err == nil && ctx.Err() == nil {
+		err = finishLimiter(lim)
+	}
 	if rows != nil && err == nil {
 		err = rows.flush()
 	}
@@ -273,11 +276,16 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 	arr := b.arr
 	ds = ds[:len(arr)]
 	t0 := time.Now()
-	for j := range arr {
-		ds[j] = lim.Decide(arr[j].Clock)
+	if !decideBatch(lim, arr, ds) {
+		for j := range arr {
+			ds[j] = lim.Decide(arr[j].Clock)
+		}
 	}
 	acc.decideNs += int64(time.Since(t0))
 	acc.decisions += int64(len(arr))
+	if err := limiterErr(lim); err != nil {
+		return err
+	}
 	for j := range arr {
 		acc.add(arr[j].At, ds[j])
 	}

@@ -131,6 +131,7 @@ type algoSummaryJS struct {
 	StateBytes      int     `json:"state_bytes"`
 	LateAdmissions  int64   `json:"late_admissions,omitempty"`
 	*chainSummaryJS
+	*redisSummaryJS
 }
 
 func passRatio(passed, arrived int64) float64 {
@@ -181,6 +182,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 			js.MaxWindowEndMs = jsonNum(fmtMs(a.MaxWindowEnd))
 		}
 		js.chainSummaryJS = chainSummary(a.Chain)
+		js.redisSummaryJS = redisSummary(&r.Algorithms[i])
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

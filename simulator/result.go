@@ -64,6 +64,8 @@ type AlgoResult struct {
 	Bins []Bin
 	// NsPerDecision is the measured cost of one decision in this run.
 	NsPerDecision float64
+	// Redis holds a Redis limiter's figures (nil for the others).
+	Redis *RedisFigures
 	// Chain holds the responses and the breaker of an evented row (a
 	// chain, a breaker, or any row with a downstream or recorded
 	// responses); nil on the fast path.

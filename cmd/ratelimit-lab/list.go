@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
@@ -41,7 +42,7 @@ func listRun(io *IOStreams) error {
 	}
 	fmt.Fprintln(io.Out, "\nAlgorithms (spec: NAME[:key=value,...])")
 	rows = rows[:0]
-	for _, a := range algorithms.List() {
+	for _, a := range append(algorithms.List(), distributed.List()...) {
 		var params []string
 		for _, p := range a.Params {
 			def := p.Default

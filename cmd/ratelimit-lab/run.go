@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/plots"
@@ -37,6 +38,9 @@ type RunOptions struct {
 	Wide   bool
 	Format string
 	FailIf []string
+	// Redis is the URL of a real server for the redis-* limiters ("" for
+	// the embedded one).
+	Redis string
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
@@ -96,6 +100,7 @@ with status 3, its files written.`,
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the summary table")
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
+	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB instead of the embedded one")
 	return cmd
 }
 
@@ -107,14 +112,20 @@ type prepared struct {
 	out      string
 }
 
-func buildLimiters(specs []string, limit float64) ([]algorithms.Limiter, error) {
+func buildLimiters(specs []string, limit float64, rs *redisSession) ([]algorithms.Limiter, error) {
 	if len(specs) == 0 {
 		return nil, errors.New("no algorithm to run: give --algo SPEC (run 'ratelimit-lab list' to see them)")
 	}
 	out := make([]algorithms.Limiter, len(specs))
 	given := map[string]int{} // canonical spec → index in specs
 	for i, spec := range specs {
-		l, err := algorithms.New(spec, limit)
+		var l algorithms.Limiter
+		var err error
+		if distributed.IsRedis(spec) {
+			l, err = rs.build(spec, limit)
+		} else {
+			l, err = algorithms.New(spec, limit)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +141,7 @@ func buildLimiters(specs []string, limit float64) ([]algorithms.Limiter, error) 
 	return out, nil
 }
 
-func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, out, suffix string) (_ *prepared, err error) {
+func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, out, suffix string, rs *redisSession) (_ *prepared, err error) {
 	// Durations beyond a year would overflow the nanosecond arithmetic of
 	// bins and windows on long traces; no run needs them.
 	if bin > scenarios.MaxTime {
@@ -151,7 +162,7 @@ func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, o
 	if len(algos) > 0 {
 		s.Algorithms = algos
 	}
-	limiters, err := buildLimiters(s.Algorithms, s.Limit)
+	limiters, err := buildLimiters(s.Algorithms, s.Limit, rs)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +191,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return fmt.Errorf("--format %q is unknown; use one of %s", opts.Format, strings.Join(report.FormatNames, ", "))
 	}
 	var names []string // the registry names summary.json's "name" holds
-	for _, a := range algorithms.List() {
+	for _, a := range append(algorithms.List(), distributed.List()...) {
 		names = append(names, a.Name)
 	}
 	thresholds := make([]report.Threshold, len(opts.FailIf))
@@ -197,7 +208,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		return fmt.Errorf("--from %v is after --to %v; --from is where the zoom starts, so swap them (--from %v --to %v)", opts.From, opts.To, opts.To, opts.From)
 	}
-	p, err := prepareRun(&opts.Source, opts.Algos, opts.Bin, opts.Window, opts.Out, "")
+	rs := &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin}
+	defer rs.close()
+	p, err := prepareRun(&opts.Source, opts.Algos, opts.Bin, opts.Window, opts.Out, "", rs)
 	if err != nil {
 		return err
 	}
@@ -243,7 +256,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer stream.Close()
+	stopTracking := rs.trackProgress(&p.cfg, bar.update)
 	res, err := simulator.Run(ctx, stream, p.limiters, p.cfg)
+	stopTracking()
 	bar.finish()
 	if err != nil {
 		return err
@@ -290,6 +305,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	if err := render(opts.IO.Out, rep); err != nil {
 		return err
+	}
+	if opts.Format == "table" {
+		if err := renderRedisTable(opts.IO.Out, res); err != nil {
+			return err
+		}
 	}
 	side := opts.IO.Out // the "wrote" line and, off the table, the warnings
 	if opts.Format != "table" {

@@ -43,6 +43,7 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 		g.flavors,
 		g.race,
 		g.breakerProbe, g.breakerHalfOpen, g.breakerMinRequests, g.breakerQueueWait,
+		g.redis,
 	} {
 		if err := section(); err != nil {
 			return nil, err

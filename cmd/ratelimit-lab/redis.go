@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// redisSession builds a run's redis-* limiters on one backend, opened on
+// the first redis-* spec: the embedded server, or --redis URL.
+type redisSession struct {
+	ctx      context.Context
+	url      string
+	bin      time.Duration
+	backend  *distributed.Backend
+	limiters []*distributed.Limiter
+}
+
+func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, error) {
+	if r == nil {
+		return nil, errors.New("redis-* limiters run with 'ratelimit-lab run' only")
+	}
+	s, err := distributed.Parse(spec, limit)
+	if err != nil {
+		return nil, err
+	}
+	if r.backend == nil {
+		if r.url == "" {
+			r.backend, err = distributed.OpenEmbedded()
+		} else {
+			r.backend, err = distributed.OpenURL(r.ctx, r.url)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	l, err := distributed.New(s, r.backend, distributed.Options{Bin: r.bin})
+	if err != nil {
+		return nil, err
+	}
+	r.limiters = append(r.limiters, l)
+	return l, nil
+}
+
+// close deletes what the limiters left (after an error) and closes the
+// backend.
+func (r *redisSession) close() {
+	if r == nil || r.backend == nil {
+		return
+	}
+	for _, l := range r.limiters {
+		_ = l.Close()
+	}
+	_ = r.backend.Close()
+}
+
+// trackProgress makes the progress bar follow the slowest Redis limiter
+// (arrivals it has decided, polled every 100 ms) instead of the arrivals
+// fed, which run far ahead of a limiter paced by round trips. It returns
+// the function that stops it; without Redis limiters it changes nothing.
+func (r *redisSession) trackProgress(cfg *simulator.Config, update func(int64)) (stop func()) {
+	if r == nil || len(r.limiters) == 0 || cfg.Progress == nil {
+		return func() {}
+	}
+	cfg.Progress = nil
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				slowest := r.limiters[0].Decided()
+				for _, l := range r.limiters[1:] {
+					slowest = min(slowest, l.Decided())
+				}
+				update(slowest)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// renderRedisTable writes the Redis limiters' figures, if the run has any.
+func renderRedisTable(w io.Writer, res *simulator.Result) error {
+	header, rows := simulator.RedisTable(res)
+	if len(rows) == 0 {
+		return nil
+	}
+	return report.WriteTable(w, header, rows, tw.AlignRight)
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/alicebob/miniredis/v2"
+)
+
+// envRedisURL points the Redis tests at a real server too (.ci/run starts
+// one); without it they use the embedded server only.
+const envRedisURL = "RATELIMIT_LAB_REDIS_URL"
+
+func TestRunRedisRace(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "race")
+	stdout, stderr, code := binary(t, "run", "redis-race", "--decisions", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"redis commands", "peak members", "atomic=false"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, stdout)
+		}
+	}
+	var sum struct {
+		Algorithms []map[string]any `json:"algorithms"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range sum.Algorithms {
+		for _, k := range []string{"redis_commands", "redis_peak_members", "redis_peak_bytes", "epoch_ms"} {
+			if _, ok := a[k]; !ok {
+				t.Errorf("%s: no %s", a["algorithm"], k)
+			}
+		}
+		if a["redis_peak_bytes"] != nil {
+			t.Errorf("%s: redis_peak_bytes %v on the embedded server, want null", a["algorithm"], a["redis_peak_bytes"])
+		}
+		if a["epoch_ms"] != 1.6e12 {
+			t.Errorf("%s: epoch_ms %v", a["algorithm"], a["epoch_ms"])
+		}
+	}
+	// The non-atomic variant passes more than the limit in a window.
+	if a, b := sum.Algorithms[0]["max_window_passed"], sum.Algorithms[1]["max_window_passed"]; a != 100.0 || b.(float64) <= 100 {
+		t.Errorf("max_window_passed: atomic %v, non-atomic %v", a, b)
+	}
+}
+
+// The same run on a real server writes the same files, memory aside.
+func TestRunRedisEmbeddedEqualsReal(t *testing.T) {
+	url := os.Getenv(envRedisURL)
+	if url == "" {
+		t.Skip(envRedisURL + " is not set: no real Redis server to compare with")
+	}
+	dir := t.TempDir()
+	for _, sc := range []string{"redis-race", "redis-skew"} {
+		emb, real := filepath.Join(dir, sc+"-embedded"), filepath.Join(dir, sc+"-real")
+		for _, args := range [][]string{{"--out", emb}, {"--out", real, "--redis", url}} {
+			if _, stderr, code := binary(t, append([]string{"run", sc, "--decisions", "--quiet", "--chart", "none"}, args...)...); code != 0 {
+				t.Fatalf("%s %v: exit %d: %s", sc, args, code, stderr)
+			}
+		}
+		for _, f := range []string{"decisions.csv", "series.csv"} {
+			if a, b := readFile(t, filepath.Join(emb, f)), readFile(t, filepath.Join(real, f)); string(a) != string(b) {
+				t.Errorf("%s: %s differs between the embedded and the real server", sc, f)
+			}
+		}
+		bytes := regexp.MustCompile(`"redis_peak_bytes": (null|\d+)`)
+		a := bytes.ReplaceAllString(string(readFile(t, filepath.Join(emb, "summary.json"))), "")
+		b := string(readFile(t, filepath.Join(real, "summary.json")))
+		if !strings.Contains(b, `"redis_peak_bytes": `) || strings.Contains(b, `"redis_peak_bytes": null`) {
+			t.Errorf("%s: the real server's summary has no measured redis_peak_bytes", sc)
+		}
+		if a != bytes.ReplaceAllString(b, "") {
+			t.Errorf("%s: summary.json differs between the embedded and the real server beyond redis_peak_bytes", sc)
+		}
+	}
+}
+
+func TestRedisBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	notLua := write("bad.lua", "local x = = 1\n")
+	returns2 := write("two.lua", "return 2\n")
+	fails := write("fails.lua", "return redis.call('NOSUCHCOMMAND')\n")
+	stepBack := write("back.csv", "t_ms\n0\n10\n5\n")
+	locked := miniredis.RunT(t)
+	locked.RequireAuth("secret")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown parameter", []string{"run", "redis-race", "--algo", "redis-sliding-log:atomc=false"}, `unknown parameter "atomc" (did you mean "atomic"?)`},
+		{"zero instances", []string{"run", "redis-race", "--algo", "redis-fixed-window:instances=0"}, "instances must be a positive whole number"},
+		{"negative rtt", []string{"run", "redis-race", "--algo", "redis-fixed-window:rtt=-1ms"}, "rtt must be between 0"},
+		{"negative skew", []string{"run", "redis-race", "--algo", "redis-fixed-window:skew=-1ms"}, "skew must be between 0"},
+		{"fractional limit", []string{"run", "redis-race", "--algo", "redis-sliding-log:limit=2.5"}, "limit must be a positive whole number, got 2.5"},
+		{"fractional scenario limit", []string{"run", "redis-race", "--limit", "2.5"}, "(the scenario's limit)"},
+		{"buckets", []string{"run", "redis-race", "--algo", "redis-bucketed:buckets=7"}, "buckets 7 does not divide window 1s"},
+		{"clock steps back", []string{"run", "clock-rollback", "--algo", "redis-sliding-log"}, "the clock steps back"},
+		{"trace steps back", []string{"run", "--trace", stepBack, "--limit", "10", "--algo", "redis-fixed-window"}, "the clock steps back at arrival 2"},
+		{"missing file", []string{"run", "redis-race", "--algo", "redis-script:file=" + filepath.Join(dir, "nope.lua")}, "cannot read file"},
+		{"not lua", []string{"run", "redis-race", "--algo", "redis-script:file=" + notLua}, "is not Lua"},
+		{"returns 2", []string{"run", "redis-race", "--algo", "redis-script:file=" + returns2}, "the script returned 2, not 1 (pass) or 0 (block)"},
+		{"script error", []string{"run", "redis-race", "--algo", "redis-script:file=" + fails}, "fails.lua failed on the embedded Redis"},
+		{"unreachable", []string{"run", "redis-race", "--redis", "redis://127.0.0.1:1/0"}, "Redis at 127.0.0.1:1 is unreachable"},
+		{"bad url", []string{"run", "redis-race", "--redis", "http://x"}, "is not a Redis URL"},
+		{"auth refused", []string{"run", "redis-race", "--redis", "redis://:wrong@" + locked.Addr() + "/0"}, "refused the password"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
+			args := append(slices.Clone(tc.args), "--quiet", "--out", out)
+			_, stderr, code := binary(t, args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want non-zero; stderr %q", stderr)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") {
+				t.Errorf("stderr is not one line: %q", stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s exists after a failed run", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,241 @@
+package distributed
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/alicebob/miniredis/v2/server"
+	"github.com/redis/go-redis/v9"
+)
+
+// Backend is the Redis server a run's limiters share: an embedded
+// miniredis (the default) or a real server reached with go-redis. Every
+// key the lab writes is under a prefix unique to the Backend; Close
+// deletes what is left and never flushes a database.
+type Backend struct {
+	name   string
+	ctx    context.Context
+	mini   *miniredis.Miniredis
+	client *redis.Client
+	prefix string
+
+	mu   sync.Mutex
+	next int // limiters created
+	shas map[string]string
+}
+
+// OpenEmbedded starts an in-process miniredis. Commands are dispatched to
+// it directly, without a network round trip. It never ages keys: TTLs
+// only move when its clock is fast-forwarded, which the lab never does.
+func OpenEmbedded() (*Backend, error) {
+	m := miniredis.NewMiniRedis()
+	if err := m.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start the embedded Redis (%v); pass --redis redis://HOST:PORT/DB to use a real server", err)
+	}
+	return &Backend{name: "the embedded Redis", mini: m, prefix: "ratelimit-lab:", shas: map[string]string{}}, nil
+}
+
+// OpenURL connects to a real server given as redis://[:PASSWORD@]HOST:PORT/DB.
+// The client runs with retries and read timeouts off: a retried EVAL would
+// count a request twice. It checks the connection with PING.
+func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
+	opt, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("--redis %q is not a Redis URL (%s); write redis://HOST:PORT/DB, for example redis://127.0.0.1:6379/0", rawURL, oneLine(err))
+	}
+	opt.MaxRetries = -1
+	opt.ReadTimeout = -1
+	opt.WriteTimeout = -1
+	opt.PoolSize = 16
+	opt.Protocol = 2
+	opt.DisableIdentity = true
+	opt.DialerRetries = 1
+	opt.ContextTimeoutEnabled = true // an interrupted run stops waiting
+	redis.SetLogger(silent{})
+	name := "Redis at " + opt.Addr
+	c := redis.NewClient(opt)
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		return nil, connectError(name, rawURL, err)
+	}
+	var id [6]byte
+	_, _ = rand.Read(id[:])
+	return &Backend{name: name, ctx: ctx, client: c, prefix: "ratelimit-lab:" + hex.EncodeToString(id[:]) + ":", shas: map[string]string{}}, nil
+}
+
+func connectError(name, rawURL string, err error) error {
+	msg := oneLine(err)
+	var nerr net.Error
+	switch {
+	case strings.Contains(msg, "NOAUTH") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "invalid password") || strings.Contains(msg, "AUTH"):
+		return fmt.Errorf("%s refused the password (%s); put the right one in the URL: redis://:PASSWORD@HOST:PORT/DB", name, msg)
+	case errors.As(err, &nerr), strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
+		return fmt.Errorf("%s is unreachable (%s); start redis-server there or fix --redis %s", name, msg, redactURL(rawURL))
+	}
+	return fmt.Errorf("%s: %s; check the server and --redis %s", name, msg, redactURL(rawURL))
+}
+
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = url.User("xxx")
+	return u.String()
+}
+
+// Name names the server in messages.
+func (b *Backend) Name() string { return b.name }
+
+// Real reports whether the backend is a real server.
+func (b *Backend) Real() bool { return b.client != nil }
+
+// Close stops the embedded server or closes the connections.
+func (b *Backend) Close() error {
+	if b.mini != nil {
+		b.mini.Close()
+		return nil
+	}
+	return b.client.Close()
+}
+
+// newPrefix returns the key prefix of the next limiter.
+func (b *Backend) newPrefix() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.next++
+	return fmt.Sprintf("%s%d:", b.prefix, b.next)
+}
+
+// conn is one limiter's line to the server.
+type conn interface {
+	// do runs cmds in one batch (a pipeline; the lab is the only client of
+	// its keys, and a limiter sends one batch at a time, so nothing of its
+	// own interleaves) and returns one reply per command: int64, string,
+	// []any or nil. The first error reply is returned as an error.
+	do(cmds [][]string) ([]any, error)
+}
+
+func (b *Backend) conn() conn {
+	if b.mini != nil {
+		c := &embeddedConn{srv: b.mini.Server()}
+		c.w = bufio.NewWriter(&c.buf)
+		c.peer = server.NewPeer(c.w)
+		c.rd = bufio.NewReader(&c.buf)
+		return c
+	}
+	return &realConn{ctx: b.ctx, c: b.client, name: b.name}
+}
+
+// load loads a script (SCRIPT LOAD) and returns its SHA1.
+func (b *Backend) load(src string) (string, error) {
+	b.mu.Lock()
+	sha, ok := b.shas[src]
+	b.mu.Unlock()
+	if ok {
+		return sha, nil
+	}
+	r, err := b.conn().do([][]string{{"SCRIPT", "LOAD", src}})
+	if err != nil {
+		return "", err
+	}
+	sha, _ = r[0].(string)
+	b.mu.Lock()
+	b.shas[src] = sha
+	b.mu.Unlock()
+	return sha, nil
+}
+
+type embeddedConn struct {
+	srv  *server.Server
+	buf  bytes.Buffer
+	w    *bufio.Writer
+	peer *server.Peer
+	rd   *bufio.Reader
+}
+
+func (c *embeddedConn) do(cmds [][]string) ([]any, error) {
+	out := make([]any, len(cmds))
+	for i, cmd := range cmds {
+		c.buf.Reset()
+		c.srv.Dispatch(c.peer, cmd)
+		c.w.Flush()
+		c.rd.Reset(&c.buf)
+		r, err := server.ParseReply(c.rd)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = normalize(r)
+	}
+	return out, nil
+}
+
+func normalize(r any) any {
+	switch v := r.(type) {
+	case int:
+		return int64(v)
+	case server.Simple:
+		return string(v)
+	case []any:
+		for i := range v {
+			v[i] = normalize(v[i])
+		}
+		return v
+	}
+	return r
+}
+
+type realConn struct {
+	ctx  context.Context
+	c    *redis.Client
+	name string
+	args []any
+}
+
+func (c *realConn) do(cmds [][]string) ([]any, error) {
+	ctx := c.ctx
+	pipe := c.c.Pipeline()
+	rs := make([]*redis.Cmd, len(cmds))
+	for i, cmd := range cmds {
+		args := make([]any, len(cmd))
+		for j, a := range cmd {
+			args[j] = a
+		}
+		rs[i] = pipe.Do(ctx, args...)
+	}
+	_, _ = pipe.Exec(ctx)
+	out := make([]any, len(cmds))
+	for i, r := range rs {
+		v, err := r.Result()
+		if err == redis.Nil {
+			v, err = nil, nil
+		}
+		if err != nil {
+			var rerr redis.Error
+			if errors.As(err, &rerr) {
+				return nil, err
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%s stopped answering (%s); check the server", c.name, oneLine(err))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// silent drops go-redis's log lines: errors reach the user as one line.
+type silent struct{}
+
+func (silent) Printf(context.Context, string, ...any) {}

@@ -1,0 +1,117 @@
+package distributed
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+)
+
+// EnvRedisURL names the environment variable that points the Redis tests
+// at a real server as well (.ci/run starts one); without it they run on
+// the embedded server only.
+const EnvRedisURL = "RATELIMIT_LAB_REDIS_URL"
+
+// backends returns the servers every Redis test runs against: always the
+// embedded one, and the real one when EnvRedisURL is set.
+func backends(t testing.TB) map[string]*Backend {
+	t.Helper()
+	out := map[string]*Backend{}
+	e, err := OpenEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	out["embedded"] = e
+	if url := os.Getenv(EnvRedisURL); url != "" {
+		r, err := OpenURL(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		out["real"] = r
+	}
+	return out
+}
+
+// forEachBackend runs f as a subtest per backend.
+func forEachBackend(t *testing.T, f func(t *testing.T, b *Backend)) {
+	for name, b := range backends(t) {
+		t.Run(name, func(t *testing.T) { f(t, b) })
+	}
+}
+
+func mustParse(t testing.TB, spec string) *Spec {
+	t.Helper()
+	s, err := Parse(spec, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustNew(t testing.TB, spec string, b *Backend) *Limiter {
+	t.Helper()
+	l, err := New(mustParse(t, spec), b, Options{Bin: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// decideAll runs a trace through l and finishes it.
+func decideAll(t testing.TB, l algorithms.Limiter, trace []time.Duration) []algorithms.Decision {
+	t.Helper()
+	out := make([]algorithms.Decision, len(trace))
+	for i, at := range trace {
+		out[i] = l.Decide(at)
+	}
+	if f, ok := l.(*Limiter); ok {
+		if err := f.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Finish(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// wholeMsTrace is n arrivals at whole milliseconds, non-decreasing, with
+// bursts (several at one ms) and gaps, over about span.
+func wholeMsTrace(r *rand.Rand, n int, span time.Duration) []time.Duration {
+	out := make([]time.Duration, n)
+	t := time.Duration(0)
+	step := int64(2 * span / time.Duration(n) / time.Millisecond)
+	for i := range out {
+		switch r.IntN(4) {
+		case 0: // same ms
+		case 1:
+			t += time.Duration(r.Int64N(step+1)) * time.Millisecond
+		case 2:
+			t += time.Duration(r.Int64N(3*step+1)) * time.Millisecond
+		default:
+			t += time.Millisecond
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// nsTrace is like wholeMsTrace with nanosecond times.
+func nsTrace(r *rand.Rand, n int, span time.Duration) []time.Duration {
+	out := make([]time.Duration, n)
+	t := time.Duration(0)
+	step := int64(2 * span / time.Duration(n))
+	for i := range out {
+		if r.IntN(5) > 0 {
+			t += time.Duration(r.Int64N(step + 1))
+		}
+		out[i] = t
+	}
+	return out
+}

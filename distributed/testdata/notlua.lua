@@ -1,0 +1,1 @@
+local count = = redis.call('ZCARD', KEYS[1])
