@@ -41,6 +41,7 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 		g.seedRingGap,
 		g.decaySmoothing,
 		g.flavors,
+		g.references,
 		g.race,
 		g.breakerProbe, g.breakerHalfOpen, g.breakerMinRequests, g.breakerQueueWait,
 		g.redis,
@@ -53,9 +54,17 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 }
 
 type gen struct {
-	ctx  context.Context
-	root string
-	buf  bytes.Buffer
+	ctx      context.Context
+	root     string
+	buf      bytes.Buffer
+	sections int
+}
+
+// section starts the next section, lettered (a), (b), … in the order
+// Generate runs them, so that the letters stay unique as sections are added.
+func (g *gen) section(title string) {
+	g.p("## (%c) %s\n\n", 'a'+rune(g.sections), title)
+	g.sections++
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format, args...) }
@@ -153,7 +162,7 @@ func ints(ns []int) string {
 
 // (a) The fixed window's double burst.
 func (g *gen) boundary() error {
-	g.p("## (a) A fixed window passes twice the limit across a boundary\n\n")
+	g.section("A fixed window passes twice the limit across a boundary")
 	g.p("Claim: a burst just before a window boundary and another just after it both pass a fixed window, so twice the limit gets through within much less than one window (500 + 500 → 1000; 80 + 80 → 160).\n\n")
 	specs := []string{"fixed-window", "leap-array", "sliding-log"}
 	var rows [][]string
@@ -189,7 +198,7 @@ func (g *gen) boundary() error {
 
 // (b) limit·(1 + 1/N) as a bound.
 func (g *gen) smoothBound() error {
-	g.p("## (b) Is limit·(1 + 1/N) a bound on a sliding window with N buckets?\n\n")
+	g.section("Is limit·(1 + 1/N) a bound on a sliding window with N buckets?")
 	g.p("Claim: a LeapArray with N buckets (sampleCount N) over a 1 s interval lets through at most limit·(1 + 1/N) in any second.\n\n")
 	var out [2]*simulator.TuneResult
 	for i, name := range []string{"poisson", "adversarial"} {
@@ -240,7 +249,7 @@ func orNone(ns []int) string {
 
 // (c) sampleCount 100 and "1.5× instantaneous QPS".
 func (g *gen) sampleCount100() error {
-	g.p("## (c) With sampleCount 100, does the instantaneous QPS exceed the threshold 1.5×?\n\n")
+	g.section("With sampleCount 100, does the instantaneous QPS exceed the threshold 1.5×?")
 	g.p("Claim: with sampleCount 100 the instantaneous QPS still exceeded the threshold 1.5× several times.\n\n")
 	const spec = "leap-array:sample-count=100"
 	var rows [][]string
@@ -287,7 +296,7 @@ func (g *gen) sampleCount100() error {
 
 // (d) The worst case for every N under the adversarial pair.
 func (g *gen) worstCase() error {
-	g.p("## (d) The worst case for every N: the adversarial pair\n\n")
+	g.section("The worst case for every N: the adversarial pair")
 	g.p("Claim: more buckets shrink the boundary overshoot. Measured on `adversarial`: 100 requests at 999 ms, then 100 at every whole millisecond from 1000 to 1999 ms, limit 100/s, for every sample count that divides 1000 ms (the only ones Sentinel accepts for a 1 s interval).\n\n")
 	var ns []int
 	for n := 1; n <= 1000; n++ {
@@ -335,7 +344,7 @@ func (g *gen) worstCase() error {
 
 // (e) The warm-up cold start.
 func (g *gen) coldStart() error {
-	g.p("## (e) Warm-up: the cold start and the staircase\n\n")
+	g.section("Warm-up: the cold start and the staircase")
 	sc, err := lookup("cold-start")
 	if err != nil {
 		return err
@@ -386,7 +395,7 @@ func (g *gen) coldStart() error {
 
 // (f) The clock rollback.
 func (g *gen) rollback() error {
-	g.p("## (f) What a clock stepping back 800 ms does to each limiter\n\n")
+	g.section("What a clock stepping back 800 ms does to each limiter")
 	g.p("Claim: a clock that goes back (an NTP step) disturbs time-window limiters. `clock-rollback` sends 150/s, limit 100/s, and steps the limiters' clock back 800 ms at 5 s of true time; the baseline is the same traffic without the step.\n\n")
 	sc, err := lookup("clock-rollback")
 	if err != nil {

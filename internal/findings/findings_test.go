@@ -85,3 +85,25 @@ func TestNoRollbackMatchesCatalog(t *testing.T) {
 		t.Errorf("%s algorithms %v, want %v", NoRollbackFile, base.Algorithms, sc.Algorithms)
 	}
 }
+
+// TestSectionLetters keeps the sections of docs/findings.md lettered
+// (a), (b), … once each, in order, so that links to them stay unique.
+func TestSectionLetters(t *testing.T) {
+	md, err := os.ReadFile(filepath.Join(root, "docs", "findings.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 'a'
+	for _, line := range bytes.Split(md, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("## ")) {
+			continue
+		}
+		if !bytes.HasPrefix(line, []byte("## ("+string(want)+") ")) {
+			t.Fatalf("section %q, want it lettered (%c)", line, want)
+		}
+		want++
+	}
+	if want < 'k' {
+		t.Fatalf("only %d sections", want-'a')
+	}
+}

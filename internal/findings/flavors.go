@@ -20,7 +20,7 @@ type flavorDiff struct {
 
 // flavors compares Java Sentinel with sentinel-golang on the same traffic.
 func (g *gen) flavors() error {
-	g.p("## (g) Java Sentinel against sentinel-golang (flavor=go)\n\n")
+	g.section("Java Sentinel against sentinel-golang (flavor=go)")
 	g.p("Question: on the same traffic, how far apart are Alibaba Sentinel 1.8 (Java, the default flavor) and sentinel-golang (`flavor=go`) with the same rule? The four rules with their default parameters (interval 1 s); \"pass differs\" counts the arrivals one flavor passes and the other blocks, \"wait differs\" the arrivals both pass after different waits.\n\n")
 	var rows [][]string
 	var cmds []string

@@ -60,7 +60,7 @@ func gapSpec(gap time.Duration) string {
 // race is the check-then-add section: overshoot against check-to-add on
 // the virtual clock, and the seed's §5.3 claim against the bench.
 func (g *gen) race() error {
-	g.p("## Check then add: the race on the virtual clock and under real goroutines\n\n")
+	g.section("Check then add: the race on the virtual clock and under real goroutines")
 	g.p("Claim: a check followed by a separate update oversells (seed 002 §4.2), and that holds inside one Sentinel process: DefaultController reads the window count in FlowSlot, but StatisticSlot adds the pass only after the rest of the slot chain has run, so requests arriving in between see a count without it. About rate × gap passes are then in flight.\n\n")
 	g.p("The lab models the gap with `check-to-add=DURATION` (a pass decided at t is recorded at t + gap; every arrival before that decides without it). The default LeapArray (2 buckets of 500 ms) on the three `hot-key` scenarios, the largest number of passes in any 1 s window against the gap; \"predicted\" is the limit plus ⌈rate × gap⌉ − 1 extra passes, at most one burst's worth:\n\n")
 	var rows [][]string

@@ -18,7 +18,7 @@ const IdleGapsFile = "internal/findings/testdata/idle-gaps.yaml"
 // seedRingGap measures what seed 002's printed ring does after an idle
 // gap, against a ring that resets once.
 func (g *gen) seedRingGap() error {
-	g.p("## Seed 002's printed ring after an idle gap\n\n")
+	g.section("Seed 002's printed ring after an idle gap")
 	g.p("Claim (seed 002 §3.1): after a pause longer than the window the ring simply resets its total to zero, once. The printed code clamps the step count to bucket_count but then moves the bucket start by only bucket_count·bucket_ms (one window) per call, so after a long gap the start lags the clock and every following call wipes the ring again. `seed-ring` runs the code as printed; `leap-array:sample-count=100` is a ring of the same 100 buckets that moves to the current bucket at once (the prose's single reset); `sliding-log` is the exact count.\n\n")
 	sc, err := scenarios.LoadFile(filepath.Join(g.root, IdleGapsFile))
 	if err != nil {
@@ -72,7 +72,7 @@ func (g *gen) seedRingGap() error {
 // decaySmoothing compares the decaying window's smoothing with the
 // sliding-window counter and leap-array.
 func (g *gen) decaySmoothing() error {
-	g.p("## What the decaying window's smoothing buys\n\n")
+	g.section("What the decaying window's smoothing buys")
 	g.p("Claim (seed 002 §3.4): weighting each bucket by exp(−age/decay) lets old buckets fade instead of vanishing at once, so the passes come out smoother than from a bucketed window. Measured on `spikes` (a limit's worth within 50 ms every 2 s over a Poisson background at half the limit) and `steady-overload` (evenly spaced at twice the limit), against Cloudflare's sliding-window counter, leap-array and the exact sliding log. \"CV\" is the coefficient of variation (standard deviation / mean) of the passes per 50 ms bin from 1 s on: lower is smoother.\n\n")
 	specs := []string{"decaying-window", "decaying-window:decay=2s", "sliding-window-counter", "leap-array", "leap-array:sample-count=10", "sliding-log"}
 	var rows [][]string
