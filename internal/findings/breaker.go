@@ -90,9 +90,9 @@ func halfOpenCounts(rows string, spans []interval) (passes, blocks int64) {
 	return passes, blocks
 }
 
-// (g) One probe, and how long OPEN lasts.
+// (h) One probe, and how long OPEN lasts.
 func (g *gen) breakerProbe() error {
-	g.p("## (g) One probe, and \"10 s in OPEN\"\n\n")
+	g.p("## (h) One probe, and \"10 s in OPEN\"\n\n")
 	g.p("Claim (seed 004): after the recovery time (10 s in its example) the OPEN breaker becomes HALF_OPEN and lets exactly one probe through; everything else is blocked until the probe answers. `%s` sends Poisson arrivals at the limit into a downstream whose every call fails (20 ms each), through `circuit-breaker:strategy=error-count,threshold=0,min-requests=1,recovery=10s`; `--limit` sets the traffic.\n\n", FailingDownstreamFile)
 	base, err := scenarios.LoadFile(filepath.Join(g.root, FailingDownstreamFile))
 	if err != nil {
@@ -150,9 +150,9 @@ func (g *gen) breakerProbe() error {
 	return nil
 }
 
-// (h) Any completion during HALF_OPEN decides.
+// (i) Any completion during HALF_OPEN decides.
 func (g *gen) breakerHalfOpen() error {
-	g.p("## (h) \"Back to CLOSED when the probe succeeds\"\n\n")
+	g.p("## (i) \"Back to CLOSED when the probe succeeds\"\n\n")
 	g.p("Claim (seed 004): in HALF_OPEN the probe decides: CLOSED if it succeeds fast, OPEN again if it fails or is slow. In Sentinel 1.8 the next completion of *any* admitted request decides, whether it is the probe or a call admitted before the breaker opened and still in flight. `%s`: 50 calls/s into a downstream whose calls take 2.5 s from 10 s to 20 s (20 ms otherwise), longer than the breaker's 1 s recovery:\n\n", StallingDownstreamFile)
 	sc, err := scenarios.LoadFile(filepath.Join(g.root, StallingDownstreamFile))
 	if err != nil {
@@ -198,9 +198,9 @@ func (g *gen) breakerHalfOpen() error {
 	return nil
 }
 
-// (i) minRequestAmount at low traffic.
+// (j) minRequestAmount at low traffic.
 func (g *gen) breakerMinRequests() error {
-	g.p("## (i) What minRequestAmount does at low traffic\n\n")
+	g.p("## (j) What minRequestAmount does at low traffic\n\n")
 	g.p("Claim (seed 004): the breaker opens when the slow (or error) ratio in the statistics window exceeds the threshold and the window holds at least the minimum number of requests. The window is one bucket of `stat-interval` aligned on the clock, so at low traffic it rarely holds `min-requests` calls. Every call fails here (`%s`), breaker `error-ratio` 0.5 with the defaults (min-requests 5, stat-interval 1 s) and with stat-interval 10 s:\n\n", FailingDownstreamFile)
 	base, err := scenarios.LoadFile(filepath.Join(g.root, FailingDownstreamFile))
 	if err != nil {
@@ -235,9 +235,9 @@ func (g *gen) breakerMinRequests() error {
 	return nil
 }
 
-// (j) A queueing limiter's wait is part of the breaker's RT.
+// (k) A queueing limiter's wait is part of the breaker's RT.
 func (g *gen) breakerQueueWait() error {
-	g.p("## (j) A queueing limiter in front of a slow-ratio breaker\n\n")
+	g.p("## (k) A queueing limiter in front of a slow-ratio breaker\n\n")
 	g.p("Not a claim of the seeds, but a consequence of the slot chain they describe: Sentinel measures RT from the entry's creation, before FlowSlot, so the time a request waits in a queueing flow rule (throttling) counts as response time for DegradeSlot. `poisson` (150/s against a limit of 100/s), with no downstream at all (every pass returns at once):\n\n")
 	sc, err := lookup("poisson")
 	if err != nil {

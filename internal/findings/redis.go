@@ -63,7 +63,7 @@ func (g *gen) redisScenario(name string) (*simulator.Result, error) {
 // §4.2 (check-then-act), §4.1 (clock skew), §4.3 (ZSET growth) and the
 // table of §3.3 (bucket counts and peak excess).
 func (g *gen) redis() error {
-	g.p("## (g) Redis: check-then-act oversells (seed 002 §4.2)\n\n")
+	g.p("## (l) Redis: check-then-act oversells (seed 002 §4.2)\n\n")
 	g.p("Claim: when the count (ZCARD) and the add (ZADD) are not one atomic step, two requests both read 999 and the key ends at 1001; one Lua script fixes it.\n\n")
 	race, err := g.redisScenario("redis-race")
 	if err != nil {
@@ -85,7 +85,7 @@ func (g *gen) redis() error {
 		g.p("Verdict: not reproduced: atomic %d, split %d per window.\n\n", atomic.MaxWindowPassed, split.MaxWindowPassed)
 	}
 
-	g.p("## (h) Redis: clock skew between instances (seed 002 §4.1)\n\n")
+	g.p("## (m) Redis: clock skew between instances (seed 002 §4.1)\n\n")
 	g.p("Claim: with instances whose clocks differ, the score boundaries in one key disagree and the limit is no longer kept; take the time from Redis (TIME) instead, or alert on more than 50 ms of skew.\n\n")
 	skew, err := g.redisScenario("redis-skew")
 	if err != nil {
@@ -105,7 +105,7 @@ func (g *gen) redis() error {
 		g.p("Verdict: not reproduced: overshoot %s with instance clocks, %s with Redis's.\n\n", x(skew.Algorithms[0].Overshoot), x(skew.Algorithms[1].Overshoot))
 	}
 
-	g.p("## (i) Redis: the ZSET grows without bound (seed 002 §4.3)\n\n")
+	g.p("## (n) Redis: the ZSET grows without bound (seed 002 §4.3)\n\n")
 	g.p("Claim: a per-request ZSET only grows unless it is cleaned; at 30 000 QPS it reached millions of members within an hour; bucketing bounds it to the number of buckets.\n\n")
 	mem, err := g.redisScenario("redis-memory")
 	if err != nil {
@@ -126,7 +126,7 @@ func (g *gen) redis() error {
 
 // redisBuckets measures §3.3's table on redis-bucketed.
 func (g *gen) redisBuckets() error {
-	g.p("## (j) Redis: buckets against peak excess (seed 002 §3.3)\n\n")
+	g.p("## (o) Redis: buckets against peak excess (seed 002 §3.3)\n\n")
 	g.p("Claim: with a window W in N buckets the peak excess is about limit/N: \"1 s / 20 buckets: 5 %%; 1 s / 200: 0.5 %%; Redis bucketed 60 s with 60 members: 1.7 %%\".\n\n")
 	poisson, err := lookup("poisson")
 	if err != nil {
