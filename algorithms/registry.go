@@ -470,6 +470,9 @@ func findKind(name string) (*kind, error) {
 			}
 		}
 	}
+	if strings.HasPrefix(name, "redis-") {
+		return nil, fmt.Errorf("%q is a Redis limiter: it runs on its own (`--algo %s:...`), not as a stage of a chain A+B", name, name)
+	}
 	return nil, fmt.Errorf("unknown algorithm %q%s; known algorithms: %s",
 		name, suggest.DidYouMean(name, Names()), strings.Join(Names(), ", "))
 }
