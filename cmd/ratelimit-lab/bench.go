@@ -6,10 +6,10 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
@@ -31,6 +31,8 @@ type BenchOptions struct {
 	SampleCount int
 	Out         string
 	Quiet       bool
+	// Wide prints every column of the table.
+	Wide bool
 }
 
 // DefaultGoroutines are the goroutine counts `bench` tries by default.
@@ -83,7 +85,77 @@ It prints a table and writes bench.csv, bench.json and bench.png
 	f.IntVar(&opts.SampleCount, "sample-count", 2, "buckets of the rings (Sentinel's SAMPLE_COUNT)")
 	f.StringVarP(&opts.Out, "out", "o", filepath.Join("out", "bench"), "output directory")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&opts.Wide, "wide", false, "print every column of the table")
 	return cmd
+}
+
+// benchColumns are the columns of the default bench table, most important
+// first (the last ones give way on a narrow terminal); --wide adds the
+// others. A header's second line keeps a column of short numbers narrow.
+var benchColumns = []string{"impl", "goroutines", "decisions/s", "p99", "max window", "aligned/limit", "CAS fail", "lock miss", "yields"}
+
+var benchHeaders = map[string]string{
+	"goroutines":    "go-\nroutines",
+	"decisions/s":   "decisions\nper s",
+	"ns/decision":   "ns per\ndecision",
+	"max window":    "max\nwindow",
+	"max aligned":   "max\naligned",
+	"aligned/limit": "aligned\n/ limit",
+	"CAS fail":      "CAS\nfails",
+	"lock miss":     "lock\nmisses",
+}
+
+// writeBenchTable writes the bench table fitted to width (every column of
+// concurrent.Table when wide) and a note of the columns it left out.
+func writeBenchTable(w io.Writer, results []concurrent.BenchResult, width int, wide bool) error {
+	full, fullRows := concurrent.Table(results)
+	var keep []int
+	for i, h := range full {
+		if wide || slices.Contains(benchColumns, h) {
+			keep = append(keep, i)
+		}
+	}
+	if !wide {
+		slices.SortStableFunc(keep, func(a, b int) int {
+			return slices.Index(benchColumns, full[a]) - slices.Index(benchColumns, full[b])
+		})
+	}
+	header := make([]string, len(keep))
+	var left []string
+	for i, h := range full {
+		if !slices.Contains(keep, i) {
+			left = append(left, h)
+		}
+	}
+	for k, i := range keep {
+		header[k] = full[i]
+		if h, ok := benchHeaders[full[i]]; ok {
+			header[k] = h
+		}
+	}
+	rows := make([][]string, len(fullRows))
+	for r, fr := range fullRows {
+		for _, i := range keep {
+			rows[r] = append(rows[r], fr[i])
+		}
+	}
+	if width <= 0 {
+		width = textreport.DefaultWidth
+	}
+	table, hidden, err := textreport.FitTable(header, rows, width, wide)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(table); err != nil {
+		return err
+	}
+	for i, h := range hidden {
+		hidden[i] = strings.ReplaceAll(h, "\n", " ")
+	}
+	if left = append(hidden, left...); len(left) > 0 {
+		_, err = fmt.Fprintf(w, "also in bench.csv (--wide shows them): %s\n", strings.Join(left, ", "))
+	}
+	return err
 }
 
 // benchPlan validates the options and returns the implementations and one
@@ -158,8 +230,8 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	if err := dir.Commit(); err != nil {
 		return err
 	}
-	header, rows := concurrent.Table(report.Results)
-	if err := textreport.WriteTable(opts.IO.Out, header, rows, tw.AlignRight); err != nil {
+	fmt.Fprintf(opts.IO.Out, "bench · limit %d per %v · %v per point · wall clock\n", opts.Limit, opts.Window, opts.Duration)
+	if err := writeBenchTable(opts.IO.Out, report.Results, opts.IO.Width, opts.Wide); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.Out, "%s/%s, GOMAXPROCS %d, %d CPUs; wall-clock numbers, they vary from run to run\n",

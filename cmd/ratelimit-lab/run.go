@@ -306,11 +306,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := render(opts.IO.Out, rep); err != nil {
 		return err
 	}
-	if opts.Format == "table" {
-		if err := renderRedisTable(opts.IO.Out, res); err != nil {
-			return err
-		}
-	}
 	side := opts.IO.Out // the "wrote" line and, off the table, the warnings
 	if opts.Format != "table" {
 		side = opts.IO.ErrOut

@@ -48,6 +48,16 @@ func TestTablesFit100Columns(t *testing.T) {
 		{"run", "poisson", "--limit", "100000", "--duration", "2s", "--chart", "none"},
 		{"run", "adversarial", "--chart", "none", "--algo", "leap-array:sample-count=1000", "--algo", "leap-array:sample-count=10,interval=2s",
 			"--algo", "leap-array:sample-count=10", "--algo", "warm-up-rate-limiter:limit=123456.789,max-queue=0s"},
+		// Breakers, chains, Redis, check-to-add and the other references.
+		{"run", "slow-downstream", "--chart", "none"},
+		{"run", "flapping", "--chart", "none"},
+		{"run", "redis-race", "--chart", "none"},
+		{"run", "redis-skew", "--chart", "none"},
+		{"run", "hot-key", "--chart", "none"},
+		{"run", "cold-start", "--chart", "none", "--algo", "guava-warming-up:warm-up=5s", "--algo", "uber",
+			"--algo", "decaying-window", "--algo", "leap-array:flavor=go"},
+		{"run", "poisson", "--chart", "none", "--algo", "leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5"},
+		{"bench", "--duration", "20ms", "--goroutines", "1,8"},
 		{"list"},
 		{"tune", "poisson"},
 		{"tune", "adversarial", "--sample-counts", "1,3,7,10,1000", "--target", "1.05"},
@@ -62,7 +72,7 @@ func TestTablesFit100Columns(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", name, code, stderr)
 		}
 		checkFits(t, name, stdout)
-		if strings.Contains(stdout, "ns/decision") {
+		if args[0] != "bench" && strings.Contains(stdout, "ns/decision") {
 			t.Errorf("%s: ns/decision in the default table", name)
 		}
 	}
@@ -299,5 +309,37 @@ func TestOwnMessages(t *testing.T) {
 	stdout, _, code := run100(t, nil, "--version")
 	if code != 0 || !strings.HasPrefix(stdout, "ratelimit-lab ") || !strings.Contains(stdout, " go1.") {
 		t.Errorf("--version: %d %q", code, stdout)
+	}
+}
+
+// Chains and breakers: every stage in the row name, the opens and errors in
+// the default table, "-" where a breaker alone has no limit, and the Redis
+// figures under the same short names as the main table.
+func TestRunTableBreakersAndRedis(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "run", "slow-downstream", "--quiet", "--chart", "none", "--out", dir)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, want := range []string{"│ leap-array N=2+circuit-breaker │", "│ leaky-bucket+circuit-breaker   │", " opens │ errors │",
+		"    leap-array:limit=100,sample-count=2,interval=1s+circuit-breaker:strategy=slow-ratio,\n    max-rt=200ms,"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("slow-downstream lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, stderr, code = run100(t, nil, "run", "poisson", "--quiet", "--chart", "none", "--out", dir, "--wide",
+		"--algo", "circuit-breaker:strategy=error-count,threshold=5")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stdout, "│ circuit-breaker │    9008 │   9008 │       0 │  100.0 │    196 │        - │         - │") {
+		t.Errorf("a breaker alone:\n%s", stdout)
+	}
+	stdout, stderr, code = run100(t, nil, "run", "redis-race", "--quiet", "--chart", "none", "--out", dir)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if strings.Count(stdout, "│ redis-sliding-log atomic=false │") != 2 || strings.Contains(stdout, "│ redis-sliding-log:") {
+		t.Errorf("redis-race: the figures table should use the short names:\n%s", stdout)
 	}
 }

@@ -8,36 +8,41 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
 // Table writes the terminal report: the context line, the table, the full
 // specs and the warnings and notes, every line within r.Width columns
 // (DefaultWidth when 0) as long as a spec or a word fits. The default
-// columns are algorithm, passed, pass %, max/W, overshoot, smooth bound,
-// peak/bin and wait p99; when even those do not fit, the last ones are
-// dropped and the report says which. r.Wide prints every column whatever
-// the width.
+// columns are algorithm, passed, pass %, max/W, overshoot, (for runs with
+// responses) opens, errors and rt p99, smooth bound, peak/bin and wait
+// p99; when even those do not fit, the last ones are dropped and the report
+// says which. r.Wide prints every column whatever the width.
 func Table(w io.Writer, r *Report) error {
 	fit := r.Width
 	if fit <= 0 {
 		fit = DefaultWidth
 	}
 	header, rows := r.columns()
-	var hidden []string
-	var table bytes.Buffer
-	for {
-		table.Reset()
-		if err := WriteTable(&table, header, rows, tw.AlignRight); err != nil {
+	table, hidden, err := FitTable(header, rows, fit, r.Wide)
+	if err != nil {
+		return err
+	}
+	// The Redis limiters' figures, under the same short names.
+	var redis []byte
+	var redisHidden []string
+	if rh, rrows := simulator.RedisTable(r.Result); len(rrows) > 0 {
+		labels := Labels(r.Result)
+		k := 0
+		for i, a := range r.Result.Algorithms {
+			if a.Redis != nil {
+				rrows[k][0] = labels[i]
+				k++
+			}
+		}
+		if redis, redisHidden, err = FitTable(rh, rrows, fit, r.Wide); err != nil {
 			return err
-		}
-		if r.Wide || len(header) <= 2 || maxWidth(table.String()) <= fit {
-			break
-		}
-		last := len(header) - 1
-		hidden = append([]string{header[last]}, hidden...)
-		header = header[:last]
-		for i := range rows {
-			rows[i] = rows[i][:last]
 		}
 	}
 	var b strings.Builder
@@ -55,8 +60,9 @@ func Table(w io.Writer, r *Report) error {
 		}
 	}
 	b.WriteString(line + "\n")
-	b.Write(table.Bytes())
-	if len(hidden) > 0 {
+	b.Write(table)
+	b.Write(redis)
+	if hidden = append(hidden, redisHidden...); len(hidden) > 0 {
 		for _, line := range wrap(fmt.Sprintf("hidden to fit %d columns: %s (--wide shows them)", fit, strings.Join(hidden, ", ")), fit, 2) {
 			b.WriteString(line + "\n")
 		}
@@ -67,17 +73,48 @@ func Table(w io.Writer, r *Report) error {
 		b.WriteString("specs (--wide shows every column):\n")
 	}
 	labels := Labels(r.Result)
-	for i, line := range r.specLines() {
-		if width(line)+2 <= fit {
+	lines := r.specLines()
+	inline := true // every spec beside its name, or every one under it
+	for _, line := range lines {
+		inline = inline && width(line)+2 <= fit
+	}
+	for i, line := range lines {
+		if inline {
 			b.WriteString("  " + line + "\n")
 		} else {
-			b.WriteString("  " + labels[i] + "\n    " + r.Result.Algorithms[i].Spec + "\n")
+			b.WriteString("  " + labels[i] + "\n")
+			// A long spec (a chain) breaks after a comma or a "+".
+			for _, part := range wrapCell(r.Result.Algorithms[i].Spec, fit-4) {
+				b.WriteString("    " + part + "\n")
+			}
 		}
 	}
 	writeNotes(&b, "warning: ", r.Warnings, fit)
 	writeNotes(&b, "note: ", r.Notes, fit)
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// FitTable renders a boxed table (as WriteTable), dropping its last columns
+// until it fits fit columns (never below two columns, never when wide), and
+// returns it with the names of the dropped columns.
+func FitTable(header []string, rows [][]string, fit int, wide bool) (table []byte, hidden []string, err error) {
+	var buf bytes.Buffer
+	for {
+		buf.Reset()
+		if err := WriteTable(&buf, header, rows, tw.AlignRight); err != nil {
+			return nil, nil, err
+		}
+		if wide || len(header) <= 2 || maxWidth(buf.String()) <= fit {
+			return buf.Bytes(), hidden, nil
+		}
+		last := len(header) - 1
+		hidden = append([]string{header[last]}, hidden...)
+		header = header[:last]
+		for i := range rows {
+			rows[i] = rows[i][:last]
+		}
+	}
 }
 
 func writeNotes(b *strings.Builder, prefix string, notes []string, width int) {
@@ -231,8 +268,8 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 	return t.Render()
 }
 
-// wrapCell breaks s into lines of at most w columns, after a space or a
-// comma; a word longer than w is left whole.
+// wrapCell breaks s into lines of at most w columns, after a space, a
+// comma or a "+"; a word longer than w is left whole.
 func wrapCell(s string, w int) []string {
 	if width(s) <= w {
 		return []string{s}
@@ -240,7 +277,7 @@ func wrapCell(s string, w int) []string {
 	var tokens []string // each ends where a line may break
 	start := 0
 	for i, r := range s {
-		if r == ' ' || r == ',' {
+		if r == ' ' || r == ',' || r == '+' {
 			tokens = append(tokens, s[start:i+1])
 			start = i + 1
 		}
