@@ -377,16 +377,21 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 	}
 	p.Add(grid())
 	addArrivals(p, d, f, t)
+	// The breaker's band goes under the lines, so that a pass line at 0 and
+	// a short RT stay visible over it.
+	addStateBand(p, d, res, from, to)
 	addPasses(p, d, f, t, 0x50)
-	// The dashes go over the pass line so both show where they coincide.
-	p.Add(hline(f, t, d.Limit, limitStyle))
+	// The dashes go over the pass line so both show where they coincide;
+	// a row without a rate (a breaker alone) has no limit to draw.
+	if d.Limit > 0 {
+		p.Add(hline(f, t, d.Limit, limitStyle))
+	}
 	if len(d.ClockSteps) > 0 {
 		p.Add(stepMarks{xs: d.ClockSteps})
 	}
 	if ax := rightAxis(d, res, f, t); ax != nil { // plots/breaker.go
 		p.Add(ax)
 	}
-	addStateBand(p, d, res, from, to)
 	timeAxis(p, from, to, widthPx, last)
 	rateAxis(p, top)
 	return p
@@ -413,7 +418,7 @@ func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration
 	}
 	limits := map[float64]bool{}
 	for _, d := range data {
-		if !limits[d.Limit] {
+		if d.Limit > 0 && !limits[d.Limit] {
 			limits[d.Limit] = true
 			p.Add(hline(f, t, d.Limit, limitStyle))
 		}
