@@ -343,3 +343,19 @@ func TestRunTableBreakersAndRedis(t *testing.T) {
 		t.Errorf("redis-race: the figures table should use the short names:\n%s", stdout)
 	}
 }
+
+// --fail-if tests the breaker, response and Redis fields of summary.json
+// too, for the rows that have them.
+func TestFailIfBreakerAndRedisFields(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := run100(t, nil, "run", "flapping", "--quiet", "--chart", "none", "--out", dir,
+		"--fail-if", "breaker_opens>20", "--fail-if", "rt_p99_ms>1000")
+	if code != 3 || !strings.Contains(stderr, "circuit-breaker #1: breaker_opens is 25, crossing --fail-if 'breaker_opens>20'") ||
+		strings.Count(stderr, "crossing") != 2 {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	_, stderr, code = run100(t, nil, "run", "redis-race", "--quiet", "--chart", "none", "--out", dir, "--fail-if", "redis_commands>2000")
+	if code != 3 || !strings.Contains(stderr, "redis-sliding-log atomic=false: redis_commands is 3254") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+}

@@ -32,15 +32,7 @@ func Table(w io.Writer, r *Report) error {
 	// The Redis limiters' figures, under the same short names.
 	var redis []byte
 	var redisHidden []string
-	if rh, rrows := simulator.RedisTable(r.Result); len(rrows) > 0 {
-		labels := Labels(r.Result)
-		k := 0
-		for i, a := range r.Result.Algorithms {
-			if a.Redis != nil {
-				rrows[k][0] = labels[i]
-				k++
-			}
-		}
+	if rh, rrows := r.redisTable(); len(rrows) > 0 {
 		if redis, redisHidden, err = FitTable(rh, rrows, fit, r.Wide); err != nil {
 			return err
 		}
@@ -162,17 +154,10 @@ func Markdown(w io.Writer, r *Report) error {
 	header, rows := r.columns()
 	var b strings.Builder
 	b.WriteString(mdCell(r.Context()) + "\n\n")
-	b.WriteString("| " + strings.Join(mdCells(header), " | ") + " |\n|")
-	for i := range header {
-		if i == 0 {
-			b.WriteString(" --- |")
-		} else {
-			b.WriteString(" ---: |")
-		}
-	}
-	b.WriteString("\n")
-	for _, row := range rows {
-		b.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
+	mdTable(&b, header, rows)
+	if rh, rrows := r.redisTable(); len(rrows) > 0 {
+		b.WriteString("\n")
+		mdTable(&b, rh, rrows)
 	}
 	b.WriteString("\nSpecs:\n\n")
 	for i, label := range Labels(r.Result) {
@@ -192,6 +177,38 @@ func Markdown(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdTable writes a Markdown table, the first column aligned left and the
+// others right.
+func mdTable(b *strings.Builder, header []string, rows [][]string) {
+	b.WriteString("| " + strings.Join(mdCells(header), " | ") + " |\n|")
+	for i := range header {
+		if i == 0 {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		b.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
+	}
+}
+
+// redisTable is simulator.RedisTable under the short row names (no rows
+// when the run has no Redis limiter).
+func (r *Report) redisTable() (header []string, rows [][]string) {
+	header, rows = simulator.RedisTable(r.Result)
+	labels := Labels(r.Result)
+	k := 0
+	for i, a := range r.Result.Algorithms {
+		if a.Redis != nil && k < len(rows) {
+			rows[k][0] = labels[i]
+			k++
+		}
+	}
+	return header, rows
 }
 
 func mdCells(cells []string) []string {
