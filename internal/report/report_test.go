@@ -95,6 +95,9 @@ func TestJSONIsSummaryJSON(t *testing.T) {
 // limiter; null reads as an empty cell.
 func TestCSVHoldsEverySummaryField(t *testing.T) {
 	r := fixed()
+	// An evented row and a Redis row bring their own fields.
+	r.Result.Algorithms[0].Chain = &simulator.ChainResult{Responses: true, Breaker: "circuit-breaker:strategy=error-count,threshold=5"}
+	r.Result.Algorithms[1].Redis = &simulator.RedisFigures{Commands: 3, PeakMembers: 2, PeakBytes: -1}
 	var b bytes.Buffer
 	if err := CSV(&b, r); err != nil {
 		t.Fatal(err)
