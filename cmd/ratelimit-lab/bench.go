@@ -31,8 +31,10 @@ type BenchOptions struct {
 	SampleCount int
 	Out         string
 	Quiet       bool
-	// Wide prints every column of the table.
-	Wide bool
+	// Wide prints every column of the table; Format picks the form of the
+	// results on stdout (table, json, csv or md).
+	Wide   bool
+	Format string
 }
 
 // DefaultGoroutines are the goroutine counts `bench` tries by default.
@@ -62,9 +64,12 @@ Thread.yield()). The implementations (package concurrent):
   atomic-fixed-window  a fixed window in one word, checked and added by CAS
   x-time-rate          golang.org/x/time/rate Allow, burst 1
 
-It prints a table and writes bench.csv, bench.json and bench.png
-(throughput and overshoot against goroutines, log axes) under --out
-(default out/bench). Files appear only when every hammer succeeded.`,
+It prints a table that fits 100 columns (or $COLUMNS; --wide shows every
+column) and writes bench.csv, bench.json and bench.png (throughput and
+overshoot against goroutines, log axes) under --out (default out/bench).
+Files appear only when every hammer succeeded. --format json or csv prints
+bench.json's or bench.csv's content instead of the table, --format md a
+Markdown table; the notes then go to stderr.`,
 		Example: `  ratelimit-lab bench
   ratelimit-lab bench --goroutines 1,8,64 --duration 500ms
   ratelimit-lab bench --impl sentinel-ring --impl mutex-ring --limit 1 --window 1s --goroutines 100`,
@@ -86,6 +91,7 @@ It prints a table and writes bench.csv, bench.json and bench.png
 	f.StringVarP(&opts.Out, "out", "o", filepath.Join("out", "bench"), "output directory")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the table")
+	f.StringVar(&opts.Format, "format", "table", "results on stdout: table, json (bench.json), csv (bench.csv) or md")
 	return cmd
 }
 
@@ -190,6 +196,11 @@ func benchPlan(opts *BenchOptions) ([]concurrent.Impl, []concurrent.BenchConfig,
 }
 
 func benchRun(ctx context.Context, opts *BenchOptions) error {
+	switch opts.Format {
+	case "table", "json", "csv", "md":
+	default:
+		return fmt.Errorf("--format %q is unknown; use one of table, json, csv, md", opts.Format)
+	}
 	impls, cfgs, err := benchPlan(opts)
 	if err != nil {
 		return err
@@ -230,14 +241,53 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	if err := dir.Commit(); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "bench · limit %d per %v · %v per point · wall clock\n", opts.Limit, opts.Window, opts.Duration)
-	if err := writeBenchTable(opts.IO.Out, report.Results, opts.IO.Width, opts.Wide); err != nil {
+	machine := fmt.Sprintf("%s/%s, GOMAXPROCS %d, %d CPUs; wall-clock numbers, they vary from run to run",
+		runtime.GOOS, runtime.GOARCH, report.GOMAXPROCS, report.CPUs)
+	wrote := fmt.Sprintf("wrote %s/{bench.csv,bench.json,bench.png}", filepath.ToSlash(opts.Out))
+	// Machine-readable forms alone on stdout; the notes go to stderr.
+	switch opts.Format {
+	case "json":
+		err = report.WriteJSON(opts.IO.Out)
+	case "csv":
+		err = concurrent.WriteCSV(opts.IO.Out, report.Results)
+	case "md":
+		header, rows := concurrent.Table(report.Results)
+		err = writeMarkdownTable(opts.IO.Out, header, rows)
+	default:
+		fmt.Fprintf(opts.IO.Out, "bench · limit %d per %v · %v per point · wall clock\n", opts.Limit, opts.Window, opts.Duration)
+		if err := writeBenchTable(opts.IO.Out, report.Results, opts.IO.Width, opts.Wide); err != nil {
+			return err
+		}
+		fmt.Fprintln(opts.IO.Out, machine)
+		fmt.Fprintln(opts.IO.Out, wrote)
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "%s/%s, GOMAXPROCS %d, %d CPUs; wall-clock numbers, they vary from run to run\n",
-		runtime.GOOS, runtime.GOARCH, report.GOMAXPROCS, report.CPUs)
-	fmt.Fprintf(opts.IO.Out, "wrote %s/{bench.csv,bench.json,bench.png}\n", filepath.ToSlash(opts.Out))
+	fmt.Fprintln(opts.IO.ErrOut, machine)
+	fmt.Fprintln(opts.IO.ErrOut, wrote)
 	return nil
+}
+
+// writeMarkdownTable writes a GitHub Markdown table, the first column
+// aligned left and the others right.
+func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		if i == 0 {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // benchProgress shows a bar of hammers on a terminal when the whole bench
