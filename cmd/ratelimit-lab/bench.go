@@ -159,7 +159,7 @@ func writeBenchTable(w io.Writer, results []concurrent.BenchResult, width int, w
 		hidden[i] = strings.ReplaceAll(h, "\n", " ")
 	}
 	if left = append(hidden, left...); len(left) > 0 {
-		_, err = fmt.Fprintf(w, "also in bench.csv (--wide shows them): %s\n", strings.Join(left, ", "))
+		err = textreport.WriteWrapped(w, "also in bench.csv (--wide shows them): "+strings.Join(left, ", "), width)
 	}
 	return err
 }

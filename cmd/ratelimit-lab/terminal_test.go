@@ -359,3 +359,34 @@ func TestFailIfBreakerAndRedisFields(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, stderr)
 	}
 }
+
+// At 80 columns too, every line fits: tables drop their last columns (and
+// say so), notes and specs wrap.
+func TestTablesFit80Columns(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"list"},
+		{"tune", "poisson"},
+		{"run", "slow-downstream", "--chart", "none"},
+		{"run", "redis-race", "--chart", "none"},
+		{"run", "flapping", "--chart", "none"},
+		{"bench", "--duration", "10ms", "--goroutines", "1,8"},
+	} {
+		name := strings.Join(args, " ")
+		if args[0] != "list" {
+			args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS=80")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			// The output directory is the test's own temporary one.
+			if n := utf8.RuneCountInString(line); n > 80 && !strings.HasPrefix(line, "wrote ") {
+				t.Errorf("%s: a line of %d columns:\n%s", name, n, line)
+			}
+		}
+	}
+}

@@ -109,6 +109,20 @@ func FitTable(header []string, rows [][]string, fit int, wide bool) (table []byt
 	}
 }
 
+// WriteWrapped writes text broken at spaces into lines of at most fit
+// columns (DefaultWidth when 0).
+func WriteWrapped(w io.Writer, text string, fit int) error {
+	if fit <= 0 {
+		fit = DefaultWidth
+	}
+	var b strings.Builder
+	for _, line := range wrap(text, fit, 0) {
+		b.WriteString(line + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 func writeNotes(b *strings.Builder, prefix string, notes []string, width int) {
 	for _, n := range notes {
 		for _, line := range wrap(prefix+n, width, 2) {
@@ -250,17 +264,33 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 		}
 		return t
 	}
+	// The width a column takes once wrapped at w: a word longer than w
+	// keeps it wider.
+	wrappedWidth := func(i, w int) int {
+		m := width(header[i])
+		for _, row := range rows {
+			for _, line := range wrapCell(row[i], w) {
+				m = max(m, width(line))
+			}
+		}
+		return m
+	}
+	stuck := make([]bool, n) // narrowing it no longer narrows the table
 	for total() > fit {
 		widest := -1
 		for i := range colW {
-			if colW[i] > minCol && (widest < 0 || colW[i] > colW[widest]) {
+			if !stuck[i] && colW[i] > minCol && (widest < 0 || colW[i] > colW[widest]) {
 				widest = i
 			}
 		}
 		if widest < 0 {
 			break
 		}
-		colW[widest]--
+		if w := wrappedWidth(widest, colW[widest]-1); w < colW[widest] {
+			colW[widest] = w
+		} else {
+			stuck[widest] = true
+		}
 	}
 	wrapped := make([][]string, len(rows))
 	for r, row := range rows {
