@@ -178,6 +178,11 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		if a.SampleCount > 0 {
 			js.SmoothBound = jsonNum(fmtRatio(a.SmoothBound))
 		}
+		if a.Rate == 0 {
+			// A row without a rate (a circuit breaker alone) has no limit:
+			// null, as the table's "-", rather than a limit of 0.
+			js.WindowLimit, js.Overshoot = "", ""
+		}
 		if a.HasMaxWindow {
 			js.MaxWindowEndMs = jsonNum(fmtMs(a.MaxWindowEnd))
 		}

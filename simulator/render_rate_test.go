@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"testing"
 )
@@ -22,5 +24,31 @@ func TestSummaryTableRowWithoutRate(t *testing.T) {
 	}
 	if rows[1][li] != "5.0" || rows[1][oi] != "1.000" {
 		t.Errorf("fixed-window row: %v", rows[1])
+	}
+}
+
+// In summary.json the same row has null window_limit and overshoot (a
+// --fail-if on overshoot skips it), numbers for the limiter beside it.
+func TestSummaryJSONRowWithoutRate(t *testing.T) {
+	r := &Result{Window: DefaultWindow, Bin: DefaultBin, Algorithms: []AlgoResult{
+		{Spec: "circuit-breaker:strategy=error-count,threshold=5", Name: "circuit-breaker", Arrived: 10, Passed: 7, MaxWindowPassed: 7},
+		{Spec: "fixed-window:limit=5,window=1s", Name: "fixed-window", Rate: 5, Arrived: 10, Passed: 5, MaxWindowPassed: 5, WindowLimit: 5, Overshoot: 1},
+	}}
+	var b bytes.Buffer
+	if err := WriteSummaryJSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Algorithms []map[string]any `json:"algorithms"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	a, f := v.Algorithms[0], v.Algorithms[1]
+	if a["overshoot"] != nil || a["window_limit"] != nil || a["max_window_passed"] != 7.0 {
+		t.Errorf("breaker alone: %v", a)
+	}
+	if f["overshoot"] != 1.0 || f["window_limit"] != 5.0 {
+		t.Errorf("fixed-window: %v", f)
 	}
 }
