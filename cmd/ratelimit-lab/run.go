@@ -303,6 +303,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if note := stepsBackNote(stream); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
+	if note := breakerNote(res, p.cfg.Downstream); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	if err := render(opts.IO.Out, rep); err != nil {
 		return err
 	}

@@ -390,3 +390,30 @@ func TestTablesFit80Columns(t *testing.T) {
 		}
 	}
 }
+
+// A breaker on a scenario without a downstream gets a note saying why it
+// never opens (on stderr with --format json, stdout holding only JSON).
+func TestBreakerWithoutDownstreamNote(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "run", "poisson", "--duration", "2s", "--quiet", "--chart", "none", "--out", dir,
+		"--algo", "leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5")
+	if code != 0 || !strings.Contains(stdout, "note: no circuit-breaker opened: this run has no downstream, so no call fails and a call is slow\n") {
+		t.Errorf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	checkFits(t, "breaker note", stdout)
+	stdout, stderr, _ = run100(t, nil, "run", "poisson", "--duration", "2s", "--quiet", "--chart", "none", "--out", dir, "--format", "json",
+		"--algo", "leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5")
+	if strings.Contains(stdout, "note:") || !strings.Contains(stderr, "note: no circuit-breaker opened: this run has no downstream") {
+		t.Errorf("json: the note is not on stderr alone:\n%s\n%s", stdout, stderr)
+	}
+	stdout, _, _ = run100(t, nil, "run", "flapping", "--quiet", "--chart", "none", "--out", dir)
+	if strings.Contains(stdout, "no downstream") {
+		t.Errorf("flapping has a downstream:\n%s", stdout)
+	}
+	// A queue's wait alone can trip a slow-ratio breaker: no note then.
+	stdout, _, _ = run100(t, nil, "run", "steady-overload", "--quiet", "--chart", "none", "--out", dir,
+		"--algo", "leaky-bucket+circuit-breaker:strategy=slow-ratio,max-rt=200ms,threshold=0.5")
+	if strings.Contains(stdout, "no downstream") || !strings.Contains(stdout, "│     1 │") {
+		t.Errorf("a breaker that opened got the note:\n%s", stdout)
+	}
+}
