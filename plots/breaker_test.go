@@ -127,3 +127,15 @@ func TestSummaryNoRateAndLowerBound(t *testing.T) {
 		t.Errorf("lower bound: %q, want %q", got, want)
 	}
 }
+
+// A breaker's panel names its opens, time OPEN, errors and RT p99.
+func TestSummaryChainFigures(t *testing.T) {
+	res := &simulator.Result{Window: time.Second, Bin: 50 * time.Millisecond}
+	a := &simulator.AlgoResult{Rate: 100, Arrived: 10, Passed: 5, MaxWindowPassed: 5, WindowLimit: 100, Overshoot: 0.05, PeakBinPassed: 2,
+		Chain: &simulator.ChainResult{Responses: true, Breaker: "circuit-breaker:strategy=error-count,threshold=5", Opens: 2,
+			OpenTime: 10018796322, Errors: 4, RTP99: 400 * time.Millisecond}}
+	want := "passed 50.0% · max 1s window 5 / 100 (0.05×) · peak bin 2 · opened 2× (10s OPEN) · 4 errors · RT p99 400ms"
+	if got := summary(res, a); got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}

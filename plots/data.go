@@ -186,6 +186,24 @@ func summary(res *simulator.Result, a *simulator.AlgoResult) string {
 			roundDur(a.WaitP50), roundDur(a.WaitP99), roundDur(a.WaitMax))
 	}
 	s += redisSummary(a)
+	s += chainSummary(a.Chain)
+	return s
+}
+
+// chainSummary is an evented row's part of the key-figure line: how often
+// its breaker opened and for how long, and its errors and RT p99, the
+// figures the table shows.
+func chainSummary(c *simulator.ChainResult) string {
+	if c == nil {
+		return ""
+	}
+	s := ""
+	if c.Breaker != "" {
+		s += fmt.Sprintf(" · opened %d× (%s OPEN)", c.Opens, fmtDur(roundDur(c.OpenTime)))
+	}
+	if c.Responses {
+		s += fmt.Sprintf(" · %d errors · RT p99 %s", c.Errors, roundDur(c.RTP99))
+	}
 	return s
 }
 
