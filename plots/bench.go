@@ -99,6 +99,7 @@ func BenchChart(w io.Writer, results []concurrent.BenchResult, detail string) er
 	if math.IsInf(tMin, 1) {
 		return errors.New("no decision in any bench result to chart")
 	}
+	items = append(items, keyItem{label: "the limit (1×), lower panel", line: benchLimitStyle})
 	// The x axis spans the goroutine counts measured and labels each one
 	// (1, 8 rather than 1 and a decade, 10, with no point).
 	xLo, xHi := gMin, gMax
@@ -137,7 +138,7 @@ func BenchChart(w io.Writer, results []concurrent.BenchResult, detail string) er
 		// Less than a decade: label values, not just powers of ten.
 		p2.Y.Tick.Marker = linearTicks{target: 6}
 	}
-	p2.Add(hline(xLo, xHi, 1, draw.LineStyle{Color: limitColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}))
+	p2.Add(hline(xLo, xHi, 1, benchLimitStyle))
 	for _, s := range series {
 		if err := addBenchPoints(p1, s.Throughput, s.Impl, false); err != nil {
 			return err
@@ -156,6 +157,9 @@ func BenchChart(w io.Writer, results []concurrent.BenchResult, detail string) er
 	p2.Draw(canvases[1][0])
 	return writePNG(w, img)
 }
+
+// benchLimitStyle draws the limit, an overshoot of 1, in the lower panel.
+var benchLimitStyle = draw.LineStyle{Color: limitColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 
 func benchLine(impl string) draw.LineStyle {
 	return draw.LineStyle{Color: BenchColor(impl), Width: vg.Points(1.8)}
