@@ -139,3 +139,21 @@ func TestSummaryChainFigures(t *testing.T) {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 }
+
+// The overlay panel shows a breaker's states too, in a band of its own.
+func TestOverlayStateBand(t *testing.T) {
+	res := breakerResult()
+	var buf bytes.Buffer
+	if err := Chart(&buf, res, ChartOptions{Mode: ModeOverlay}); err != nil {
+		t.Fatal(err)
+	}
+	savePNG(t, "breaker-overlay.png", buf.Bytes())
+	img := decodePNG(t, buf.Bytes())
+	b := img.Bounds()
+	plot := image.Rect(b.Min.X, b.Min.Y+b.Dy()/4, b.Max.X, b.Max.Y)
+	for name, c := range map[string]color.RGBA{"OPEN": stateOpen, "HALF_OPEN": stateHalfOpen, "CLOSED": stateClosed} {
+		if _, found := regionStats(img, plot, c); !found {
+			t.Errorf("the overlay lacks the %s colour", name)
+		}
+	}
+}

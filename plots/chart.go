@@ -132,6 +132,8 @@ func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts 
 	header := headerItems(data, overlay)
 	if !overlay {
 		header = append(header, chainKeyItems(res)...) // plots/breaker.go
+	} else {
+		header = append(header, breakerKeyItems(res)...)
 	}
 	title := figureTitle(res, from, to)
 	hdrH := headerHeight(px(float64(width)), title, header)
@@ -408,6 +410,7 @@ func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration
 	}
 	p.Add(grid())
 	addArrivals(p, &data[0], f, t)
+	addOverlayBands(p, data, res, f, t) // plots/breaker.go
 	var waits []waitSeries
 	for i := range data {
 		d := &data[i]
