@@ -129,10 +129,16 @@ func names() []string {
 	return n
 }
 
+// wholeExample is the value error messages suggest for a whole-number key.
+var wholeExample = map[string]string{"limit": "100", "rate": "100", "burst": "100", "buckets": "60", "instances": "4"}
+
 // Parse parses a redis-* spec NAME[:key=value,...]. A limit or rate left
 // out takes defaultLimit (the scenario's limit), which must then be a
 // positive whole number. Errors are one line naming the problem and the fix.
 func Parse(spec string, defaultLimit float64) (*Spec, error) {
+	if strings.Contains(spec, "+") {
+		return nil, fmt.Errorf("%q: a redis-* limiter cannot be part of a chain A+B (chains run in memory); give it as its own --algo", strings.TrimSpace(spec))
+	}
 	name, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	name = strings.ToLower(strings.TrimSpace(name))
 	var k *kind
@@ -282,7 +288,11 @@ func (p *parser) whole(key string, withDefault bool) int64 {
 		if !given {
 			from = " (the scenario's limit)"
 		}
-		p.fail("%s must be a positive whole number, got %s%s: Redis counts whole requests (for example %s=100)", key, v, from, key)
+		why := ": Redis counts whole requests"
+		if key == "instances" || key == "buckets" {
+			why = ""
+		}
+		p.fail("%s must be a positive whole number, got %s%s%s (for example %s=%s)", key, v, from, why, key, wholeExample[key])
 		return 0
 	}
 	return int64(f)

@@ -10,7 +10,9 @@ import (
 func TestParseBadInput(t *testing.T) {
 	cases := []struct{ spec, want string }{
 		{"redis-sliding-log:limit=10,atomc=false", `unknown parameter "atomc" (did you mean "atomic"?)`},
-		{"redis-fixed-window:limit=10,instances=0", "instances must be a positive whole number, got 0"},
+		{"redis-fixed-window:limit=10,instances=0", "instances must be a positive whole number, got 0 (for example instances=4)"},
+		{"redis-bucketed:limit=10,buckets=0", "buckets must be a positive whole number, got 0 (for example buckets=60)"},
+		{"redis-sliding-log:limit=10+circuit-breaker:strategy=error-count,threshold=5", "a redis-* limiter cannot be part of a chain A+B"},
 		{"redis-fixed-window:limit=10,rtt=-1ms", "rtt must be between 0 and 1h0m0s, got -1ms"},
 		{"redis-fixed-window:limit=10,skew=-50ms", "skew must be between 0 and 1h0m0s, got -50ms"},
 		{"redis-sliding-log:limit=2.5", "limit must be a positive whole number, got 2.5"},

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -98,9 +99,20 @@ func BenchChart(w io.Writer, results []concurrent.BenchResult, detail string) er
 	if math.IsInf(tMin, 1) {
 		return errors.New("no decision in any bench result to chart")
 	}
-	xLo, xHi := decadeFloor(gMin), decadeCeil(gMax)
+	items = append(items, keyItem{label: "the limit (1×), lower panel", line: benchLimitStyle})
+	// The x axis spans the goroutine counts measured and labels each one
+	// (1, 8 rather than 1 and a decade, 10, with no point).
+	xLo, xHi := gMin, gMax
 	if xLo == xHi {
-		xHi *= 10
+		xLo, xHi = xLo/2, xHi*2
+	}
+	var gs goroutineTicks
+	for _, s := range series {
+		for _, p := range s.Throughput {
+			if !slices.Contains(gs, p.X) {
+				gs = append(gs, p.X)
+			}
+		}
 	}
 	title := figTitle{main: "bench · one hot key on real goroutines", detail: detail}
 	img := newCanvas(BenchWidth, BenchHeight)
@@ -111,7 +123,7 @@ func BenchChart(w io.Writer, results []concurrent.BenchResult, detail string) er
 
 	p1 := newPlot()
 	p1.Title.Text = "throughput against goroutines"
-	benchX(p1, xLo, xHi, false)
+	benchX(p1, xLo, xHi, gs, false)
 	p1.Add(grid())
 	logY(p1, tMin, tMax, "decisions per second (log scale)")
 	if tMax/tMin < 30 {
@@ -119,14 +131,14 @@ func BenchChart(w io.Writer, results []concurrent.BenchResult, detail string) er
 	}
 	p2 := newPlot()
 	p2.Title.Text = "largest window / limit against goroutines: aligned windows [kW, (k+1)W) solid, trailing (t−W, t] dashed"
-	benchX(p2, xLo, xHi, true)
+	benchX(p2, xLo, xHi, gs, true)
 	p2.Add(grid())
 	logY(p2, oMin, oMax*1.05, "overshoot (×, log scale)")
 	if oMax/oMin < 10 {
 		// Less than a decade: label values, not just powers of ten.
 		p2.Y.Tick.Marker = linearTicks{target: 6}
 	}
-	p2.Add(hline(xLo, xHi, 1, draw.LineStyle{Color: limitColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}))
+	p2.Add(hline(xLo, xHi, 1, benchLimitStyle))
 	for _, s := range series {
 		if err := addBenchPoints(p1, s.Throughput, s.Impl, false); err != nil {
 			return err
@@ -146,13 +158,16 @@ func BenchChart(w io.Writer, results []concurrent.BenchResult, detail string) er
 	return writePNG(w, img)
 }
 
+// benchLimitStyle draws the limit, an overshoot of 1, in the lower panel.
+var benchLimitStyle = draw.LineStyle{Color: limitColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+
 func benchLine(impl string) draw.LineStyle {
 	return draw.LineStyle{Color: BenchColor(impl), Width: vg.Points(1.8)}
 }
 
-func benchX(p *plot.Plot, lo, hi float64, label bool) {
+func benchX(p *plot.Plot, lo, hi float64, ticks goroutineTicks, label bool) {
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = lo, hi
 	p.X.Padding = vg.Points(10)
 	if label {
@@ -213,4 +228,18 @@ func (t rateTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// goroutineTicks labels the goroutine counts that were measured, and only
+// those.
+type goroutineTicks []float64
+
+func (g goroutineTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, v := range g {
+		if v >= lo && v <= hi {
+			out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		}
+	}
+	return out
 }

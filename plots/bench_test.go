@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"image"
+	"strings"
 	"testing"
 
 	"github.com/ratelimit-lab/ratelimit-lab/concurrent"
@@ -70,5 +71,20 @@ func TestBenchChartPNG(t *testing.T) {
 	}
 	if err := BenchChart(&buf, nil, ""); err == nil {
 		t.Error("no results were charted")
+	}
+}
+
+// The goroutine axis labels the counts measured, and no decade beyond them.
+func TestGoroutineTicks(t *testing.T) {
+	g := goroutineTicks{1, 8, 64}
+	var labels []string
+	for _, tk := range g.Ticks(1, 64) {
+		labels = append(labels, tk.Label)
+	}
+	if strings.Join(labels, ",") != "1,8,64" {
+		t.Errorf("ticks %v", labels)
+	}
+	if n := len(g.Ticks(2, 10)); n != 1 {
+		t.Errorf("%d ticks in [2, 10], want 1", n)
 	}
 }

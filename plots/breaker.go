@@ -64,10 +64,15 @@ func rightAxis(d *PanelData, res *simulator.Result, from, to float64) plot.Plott
 	return ax
 }
 
-// stateBand draws a breaker's states along the bottom of the panel.
+// stateBand draws a breaker's states along the bottom of the panel. In
+// the overlay panel each breaker's band takes its own slot (stacked from
+// the bottom), topped by a line in its row's colour (mark).
 type stateBand struct {
 	trans    []simulator.Transition
 	from, to float64 // seconds shown
+	slot     int
+	mark     color.Color
+	share    float64 // height as a share of the panel (bandShare when 0)
 }
 
 // addStateBand adds the band to a breaker's panel.
@@ -89,8 +94,13 @@ func stateColor(s algorithms.BreakerState) color.Color {
 
 func (b *stateBand) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, _ := plt.Transforms(&c)
-	y0 := c.Min.Y
-	y1 := c.Min.Y + vg.Length(bandShare)*(c.Max.Y-c.Min.Y)
+	share := b.share
+	if share == 0 {
+		share = bandShare
+	}
+	h := vg.Length(share) * (c.Max.Y - c.Min.Y)
+	y0 := c.Min.Y + vg.Length(b.slot)*h
+	y1 := y0 + h
 	rect := func(x0, x1 float64, s algorithms.BreakerState) {
 		x0, x1 = math.Max(x0, b.from), math.Min(x1, b.to)
 		if x1 <= x0 {
@@ -110,6 +120,38 @@ func (b *stateBand) Plot(c draw.Canvas, plt *plot.Plot) {
 		state, since = t.To, at
 	}
 	rect(since, b.to, state)
+	if b.mark != nil {
+		l, r := trX(b.from), trX(b.to)
+		c.StrokeLine2(draw.LineStyle{Color: b.mark, Width: vg.Points(1.5)}, l, y1, r, y1)
+	}
+}
+
+// addOverlayBands adds, in the overlay panel, one band per row with a
+// breaker, stacked in row order.
+func addOverlayBands(p *plot.Plot, data []PanelData, res *simulator.Result, from, to float64) {
+	var bands []*stateBand
+	for i := range data {
+		if _, c := chainOf(&data[i], res); c != nil && c.Breaker != "" {
+			bands = append(bands, &stateBand{trans: c.Transitions, from: from, to: to, slot: len(bands), mark: data[i].Color})
+		}
+	}
+	// Together no taller than two panel bands, so the traffic stays in view.
+	share := min(bandShare, 2*bandShare/float64(max(1, len(bands))))
+	for _, b := range bands {
+		b.share = share
+		p.Add(b)
+	}
+}
+
+// breakerKeyItems explains the state band's colours.
+func breakerKeyItems(res *simulator.Result) []keyItem {
+	if !simulator.HasBreakers(res) {
+		return nil
+	}
+	return []keyItem{
+		{label: "breaker CLOSED", fill: stateClosed},
+		{label: "OPEN", fill: stateOpen},
+		{label: "HALF_OPEN", fill: stateHalfOpen}}
 }
 
 // chainKeyItems explains the RT line and the state band in the figure key.
@@ -118,11 +160,5 @@ func chainKeyItems(res *simulator.Result) []keyItem {
 	if simulator.HasResponses(res) {
 		items = append(items, keyItem{label: "mean RT per bin (right axis)", line: rtStyle})
 	}
-	if simulator.HasBreakers(res) {
-		items = append(items,
-			keyItem{label: "breaker CLOSED", fill: stateClosed},
-			keyItem{label: "OPEN", fill: stateOpen},
-			keyItem{label: "HALF_OPEN", fill: stateHalfOpen})
-	}
-	return items
+	return append(items, breakerKeyItems(res)...)
 }

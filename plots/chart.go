@@ -132,6 +132,8 @@ func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts 
 	header := headerItems(data, overlay)
 	if !overlay {
 		header = append(header, chainKeyItems(res)...) // plots/breaker.go
+	} else {
+		header = append(header, breakerKeyItems(res)...)
 	}
 	title := figureTitle(res, from, to)
 	hdrH := headerHeight(px(float64(width)), title, header)
@@ -377,16 +379,21 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 	}
 	p.Add(grid())
 	addArrivals(p, d, f, t)
+	// The breaker's band goes under the lines, so that a pass line at 0 and
+	// a short RT stay visible over it.
+	addStateBand(p, d, res, from, to)
 	addPasses(p, d, f, t, 0x50)
-	// The dashes go over the pass line so both show where they coincide.
-	p.Add(hline(f, t, d.Limit, limitStyle))
+	// The dashes go over the pass line so both show where they coincide;
+	// a row without a rate (a breaker alone) has no limit to draw.
+	if d.Limit > 0 {
+		p.Add(hline(f, t, d.Limit, limitStyle))
+	}
 	if len(d.ClockSteps) > 0 {
 		p.Add(stepMarks{xs: d.ClockSteps})
 	}
 	if ax := rightAxis(d, res, f, t); ax != nil { // plots/breaker.go
 		p.Add(ax)
 	}
-	addStateBand(p, d, res, from, to)
 	timeAxis(p, from, to, widthPx, last)
 	rateAxis(p, top)
 	return p
@@ -403,6 +410,7 @@ func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration
 	}
 	p.Add(grid())
 	addArrivals(p, &data[0], f, t)
+	addOverlayBands(p, data, res, f, t) // plots/breaker.go
 	var waits []waitSeries
 	for i := range data {
 		d := &data[i]
@@ -413,7 +421,7 @@ func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration
 	}
 	limits := map[float64]bool{}
 	for _, d := range data {
-		if !limits[d.Limit] {
+		if d.Limit > 0 && !limits[d.Limit] {
 			limits[d.Limit] = true
 			p.Add(hline(f, t, d.Limit, limitStyle))
 		}

@@ -38,7 +38,8 @@ type PanelData struct {
 	Summary string
 
 	// RTMs is the mean response time of the calls completed in each
-	// point's bins, in ms (rows with responses only).
+	// point's bins, in ms (rows with responses only); NaN where none
+	// completed (no response is not a 0 ms response: the line breaks).
 	RTMs []float64
 	// XEnd is where the last point's step ends, in seconds.
 	XEnd float64
@@ -149,7 +150,11 @@ func ChartData(res *simulator.Result, opts ChartOptions) []PanelData {
 			pd.WindowMin = append(pd.WindowMin, c.Window.Min)
 			pd.WindowMax = append(pd.WindowMax, c.Window.Max)
 			pd.WaitMs = append(pd.WaitMs, c.WaitMs)
-			pd.RTMs = append(pd.RTMs, c.RTMs)
+			rt := c.RTMs
+			if c.Completed == 0 {
+				rt = math.NaN()
+			}
+			pd.RTMs = append(pd.RTMs, rt)
 			pd.XEnd = c.To.Seconds()
 		}
 		out[i] = pd
@@ -164,13 +169,41 @@ func summary(res *simulator.Result, a *simulator.AlgoResult) string {
 	if a.Arrived > 0 {
 		passed = fmt.Sprintf("passed %.1f%%", 100*float64(a.Passed)/float64(a.Arrived))
 	}
-	s := fmt.Sprintf("%s · max %s window %d / %s (%.2f×) · peak bin %d",
-		passed, fmtDur(res.Window), a.MaxWindowPassed, formatNum(a.WindowLimit), a.Overshoot, a.PeakBinPassed)
+	// A maximum that is only a lower bound (late admissions) reads "≥",
+	// as in the table.
+	lb := ""
+	if a.LateAdmissions > 0 {
+		lb = simulator.LowerBound
+	}
+	s := fmt.Sprintf("%s · max %s window %s%d / %s (%s%.2f×) · peak bin %d",
+		passed, fmtDur(res.Window), lb, a.MaxWindowPassed, formatNum(a.WindowLimit), lb, a.Overshoot, a.PeakBinPassed)
+	if a.Rate == 0 {
+		// A row without a rate (a breaker alone): no limit to compare with.
+		s = fmt.Sprintf("%s · max %s window %s%d · peak bin %d", passed, fmtDur(res.Window), lb, a.MaxWindowPassed, a.PeakBinPassed)
+	}
 	if a.WaitMax > 0 {
 		s += fmt.Sprintf(" · wait p50 %s p99 %s max %s",
 			roundDur(a.WaitP50), roundDur(a.WaitP99), roundDur(a.WaitMax))
 	}
 	s += redisSummary(a)
+	s += chainSummary(a.Chain)
+	return s
+}
+
+// chainSummary is an evented row's part of the key-figure line: how often
+// its breaker opened and for how long, and its errors and RT p99, the
+// figures the table shows.
+func chainSummary(c *simulator.ChainResult) string {
+	if c == nil {
+		return ""
+	}
+	s := ""
+	if c.Breaker != "" {
+		s += fmt.Sprintf(" · opened %d× (%s OPEN)", c.Opens, fmtDur(roundDur(c.OpenTime)))
+	}
+	if c.Responses {
+		s += fmt.Sprintf(" · %d errors · RT p99 %s", c.Errors, roundDur(c.RTP99))
+	}
 	return s
 }
 

@@ -13,6 +13,19 @@ var palette = map[string]color.RGBA{
 	"warm-up":              {R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // brown
 	"warm-up-rate-limiter": {R: 0x17, G: 0xa2, B: 0xb8, A: 0xff}, // teal
 	"circuit-breaker":      {R: 0x3b, G: 0x3b, B: 0x98, A: 0xff}, // indigo
+	// The other references and the seed's ring.
+	"sliding-window-counter": {R: 0xbc, G: 0xbd, B: 0x22, A: 0xff}, // olive
+	"seed-ring":              {R: 0xe3, G: 0x77, B: 0xc2, A: 0xff}, // orchid
+	"decaying-window":        {R: 0x55, G: 0x6b, B: 0x2f, A: 0xff}, // dark olive green
+	"uber":                   {R: 0xb8, G: 0x86, B: 0x0b, A: 0xff}, // dark goldenrod
+	"guava-bursty":           {R: 0x80, G: 0x00, B: 0x40, A: 0xff}, // maroon
+	"guava-warming-up":       {R: 0x99, G: 0x34, B: 0x04, A: 0xff}, // rust
+	// The redis-* limiters (one shared server).
+	"redis-sliding-log":  {R: 0x1b, G: 0x5e, B: 0x20, A: 0xff}, // forest green
+	"redis-fixed-window": {R: 0x8b, G: 0x1a, B: 0x1a, A: 0xff}, // dark red
+	"redis-bucketed":     {R: 0x00, G: 0x8b, B: 0x8b, A: 0xff}, // dark cyan
+	"redis-gcra":         {R: 0xe6, G: 0x55, B: 0x0d, A: 0xff}, // burnt orange
+	"redis-script":       {R: 0x00, G: 0x00, B: 0x80, A: 0xff}, // navy
 }
 
 // unknownColor is used for names missing from the palette.

@@ -32,13 +32,15 @@ type waitAxis struct {
 
 const waitTickLen, waitPad = 4, 3 // points
 
-// newWaitAxis returns a wait axis whose top is a nice number at or above the
-// largest wait.
+// newWaitAxis returns a wait axis whose top is a nice number above the
+// largest wait, by at least a quarter of a tick step.
 func newWaitAxis(series []waitSeries, clr color.Color) *waitAxis {
 	maxMs := 0.0
 	for _, s := range series {
 		for _, p := range s.xys {
-			maxMs = math.Max(maxMs, p.Y)
+			if !math.IsNaN(p.Y) {
+				maxMs = math.Max(maxMs, p.Y)
+			}
 		}
 	}
 	if maxMs <= 0 {
@@ -46,6 +48,11 @@ func newWaitAxis(series []waitSeries, clr color.Color) *waitAxis {
 	}
 	step := niceStep(maxMs, 4)
 	top := math.Ceil(maxMs/step-1e-9) * step
+	if top-maxMs < step/4 {
+		// A line at (or just under) the top would run along the panel's
+		// frame, out of sight (a constant 20 ms RT, a full 500 ms queue).
+		top += step
+	}
 	var ticks []plot.Tick
 	for _, t := range (linearTicks{target: 4}).Ticks(0, top) {
 		if t.Label != "" {
@@ -75,14 +82,24 @@ func (w *waitAxis) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, _ := plt.Transforms(&c)
 	trY := func(ms float64) vg.Length { return c.Y(ms / w.top) }
 	for _, s := range w.series {
+		// A NaN value (no response in the bin) breaks the line.
 		pts := make([]vg.Point, 0, 2*len(s.xys))
 		for i, p := range s.xys {
-			if i > 0 {
+			if math.IsNaN(p.Y) {
+				if len(pts) > 1 {
+					strokeChunked(c, s.sty, pts)
+				}
+				pts = pts[:0]
+				continue
+			}
+			if len(pts) > 0 {
 				pts = append(pts, vg.Point{X: trX(p.X), Y: trY(s.xys[i-1].Y)})
 			}
 			pts = append(pts, vg.Point{X: trX(p.X), Y: trY(p.Y)})
 		}
-		strokeChunked(c, s.sty, pts)
+		if len(pts) > 1 {
+			strokeChunked(c, s.sty, pts)
+		}
 	}
 	axis := draw.LineStyle{Color: w.color, Width: vg.Points(0.8)}
 	x := c.Max.X

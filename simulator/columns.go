@@ -56,6 +56,9 @@ type Column struct {
 	// column's bins, in milliseconds (0 when none did; rows with responses
 	// only).
 	RTMs float64
+	// Completed is how many calls completed in the column's bins: with
+	// none, RTMs has no value (a chart leaves a gap, not 0 ms).
+	Completed int64
 }
 
 // Columns reduces one limiter's bins overlapping [from, to) to at most n
@@ -107,6 +110,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 			if b.Completed > 0 {
 				c.RTMs = ms(b.RTSum) / float64(b.Completed)
 			}
+			c.Completed = b.Completed
 			out = append(out, c)
 		}
 		return out
@@ -131,6 +135,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		if completed > 0 {
 			cur.RTMs = ms(rtSum) / float64(completed)
 		}
+		cur.Completed = completed
 		out = append(out, cur)
 	}
 	for j := lo; j < hi; j++ {

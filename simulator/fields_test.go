@@ -12,6 +12,9 @@ import (
 func TestSummaryNumberFields(t *testing.T) {
 	r := fixedResult()
 	r.Algorithms[0].LateAdmissions = 1
+	// An evented row and a Redis row add their own fields.
+	r.Algorithms[1].Chain = &ChainResult{Responses: true, Breaker: "circuit-breaker:strategy=error-count,threshold=5"}
+	r.Algorithms[2].Redis = &RedisFigures{Commands: 3, PeakMembers: 2, PeakBytes: 100}
 	var b bytes.Buffer
 	if err := WriteSummaryJSON(&b, r); err != nil {
 		t.Fatal(err)
@@ -23,10 +26,20 @@ func TestSummaryNumberFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	fields := SummaryNumberFields()
-	a := v.Algorithms[0]
+	a := map[string]any{} // every row's fields
+	for _, row := range v.Algorithms {
+		for k, x := range row {
+			a[k] = x
+		}
+	}
 	for _, f := range fields {
 		if _, ok := a[f]; !ok {
 			t.Errorf("%s listed but not in summary.json", f)
+		}
+	}
+	for _, f := range []string{"breaker_opens", "errors", "rt_p99_ms", "redis_commands", "redis_peak_bytes"} {
+		if !slices.Contains(fields, f) {
+			t.Errorf("%s not listed: --fail-if cannot test it", f)
 		}
 	}
 	for k, x := range a {

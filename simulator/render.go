@@ -178,6 +178,11 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		if a.SampleCount > 0 {
 			js.SmoothBound = jsonNum(fmtRatio(a.SmoothBound))
 		}
+		if a.Rate == 0 {
+			// A row without a rate (a circuit breaker alone) has no limit:
+			// null, as the table's "-", rather than a limit of 0.
+			js.WindowLimit, js.Overshoot = "", ""
+		}
 		if a.HasMaxWindow {
 			js.MaxWindowEndMs = jsonNum(fmtMs(a.MaxWindowEnd))
 		}
@@ -241,6 +246,12 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 		if a.LateAdmissions > 0 {
 			maxw, over = LowerBound+maxw, LowerBound+over
 		}
+		limit := strconv.FormatFloat(a.WindowLimit, 'f', 1, 64)
+		if a.Rate == 0 {
+			// A row without a rate (a circuit breaker alone) has no limit
+			// to overshoot.
+			limit, over = "-", "-"
+		}
 		rows = append(rows, []string{
 			a.Spec,
 			itoa(a.Arrived),
@@ -248,7 +259,7 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 			itoa(a.Blocked),
 			strconv.FormatFloat(100*passRatio(a.Passed, a.Arrived), 'f', 1, 64),
 			maxw,
-			strconv.FormatFloat(a.WindowLimit, 'f', 1, 64),
+			limit,
 			over,
 			smooth,
 			itoa(a.PeakBinPassed),

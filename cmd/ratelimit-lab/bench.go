@@ -6,10 +6,10 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
@@ -31,6 +31,10 @@ type BenchOptions struct {
 	SampleCount int
 	Out         string
 	Quiet       bool
+	// Wide prints every column of the table; Format picks the form of the
+	// results on stdout (table, json, csv or md).
+	Wide   bool
+	Format string
 }
 
 // DefaultGoroutines are the goroutine counts `bench` tries by default.
@@ -60,9 +64,12 @@ Thread.yield()). The implementations (package concurrent):
   atomic-fixed-window  a fixed window in one word, checked and added by CAS
   x-time-rate          golang.org/x/time/rate Allow, burst 1
 
-It prints a table and writes bench.csv, bench.json and bench.png
-(throughput and overshoot against goroutines, log axes) under --out
-(default out/bench). Files appear only when every hammer succeeded.`,
+It prints a table that fits 100 columns (or $COLUMNS; --wide shows every
+column) and writes bench.csv, bench.json and bench.png (throughput and
+overshoot against goroutines, log axes) under --out (default out/bench).
+Files appear only when every hammer succeeded. --format json or csv prints
+bench.json's or bench.csv's content instead of the table, --format md a
+Markdown table; the notes then go to stderr.`,
 		Example: `  ratelimit-lab bench
   ratelimit-lab bench --goroutines 1,8,64 --duration 500ms
   ratelimit-lab bench --impl sentinel-ring --impl mutex-ring --limit 1 --window 1s --goroutines 100`,
@@ -83,7 +90,78 @@ It prints a table and writes bench.csv, bench.json and bench.png
 	f.IntVar(&opts.SampleCount, "sample-count", 2, "buckets of the rings (Sentinel's SAMPLE_COUNT)")
 	f.StringVarP(&opts.Out, "out", "o", filepath.Join("out", "bench"), "output directory")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&opts.Wide, "wide", false, "print every column of the table")
+	f.StringVar(&opts.Format, "format", "table", "results on stdout: table, json (bench.json), csv (bench.csv) or md")
 	return cmd
+}
+
+// benchColumns are the columns of the default bench table, most important
+// first (the last ones give way on a narrow terminal); --wide adds the
+// others. A header's second line keeps a column of short numbers narrow.
+var benchColumns = []string{"impl", "goroutines", "decisions/s", "p99", "max window", "aligned/limit", "CAS fail", "lock miss", "yields"}
+
+var benchHeaders = map[string]string{
+	"goroutines":    "go-\nroutines",
+	"decisions/s":   "decisions\nper s",
+	"ns/decision":   "ns per\ndecision",
+	"max window":    "max\nwindow",
+	"max aligned":   "max\naligned",
+	"aligned/limit": "aligned\n/ limit",
+	"CAS fail":      "CAS\nfails",
+	"lock miss":     "lock\nmisses",
+}
+
+// writeBenchTable writes the bench table fitted to width (every column of
+// concurrent.Table when wide) and a note of the columns it left out.
+func writeBenchTable(w io.Writer, results []concurrent.BenchResult, width int, wide bool) error {
+	full, fullRows := concurrent.Table(results)
+	var keep []int
+	for i, h := range full {
+		if wide || slices.Contains(benchColumns, h) {
+			keep = append(keep, i)
+		}
+	}
+	if !wide {
+		slices.SortStableFunc(keep, func(a, b int) int {
+			return slices.Index(benchColumns, full[a]) - slices.Index(benchColumns, full[b])
+		})
+	}
+	header := make([]string, len(keep))
+	var left []string
+	for i, h := range full {
+		if !slices.Contains(keep, i) {
+			left = append(left, h)
+		}
+	}
+	for k, i := range keep {
+		header[k] = full[i]
+		if h, ok := benchHeaders[full[i]]; ok {
+			header[k] = h
+		}
+	}
+	rows := make([][]string, len(fullRows))
+	for r, fr := range fullRows {
+		for _, i := range keep {
+			rows[r] = append(rows[r], fr[i])
+		}
+	}
+	if width <= 0 {
+		width = textreport.DefaultWidth
+	}
+	table, hidden, err := textreport.FitTable(header, rows, width, wide)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(table); err != nil {
+		return err
+	}
+	for i, h := range hidden {
+		hidden[i] = strings.ReplaceAll(h, "\n", " ")
+	}
+	if left = append(hidden, left...); len(left) > 0 {
+		err = textreport.WriteWrapped(w, "also in bench.csv (--wide shows them): "+strings.Join(left, ", "), width)
+	}
+	return err
 }
 
 // benchPlan validates the options and returns the implementations and one
@@ -118,6 +196,11 @@ func benchPlan(opts *BenchOptions) ([]concurrent.Impl, []concurrent.BenchConfig,
 }
 
 func benchRun(ctx context.Context, opts *BenchOptions) error {
+	switch opts.Format {
+	case "table", "json", "csv", "md":
+	default:
+		return fmt.Errorf("--format %q is unknown; use one of table, json, csv, md", opts.Format)
+	}
 	impls, cfgs, err := benchPlan(opts)
 	if err != nil {
 		return err
@@ -158,14 +241,53 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	if err := dir.Commit(); err != nil {
 		return err
 	}
-	header, rows := concurrent.Table(report.Results)
-	if err := textreport.WriteTable(opts.IO.Out, header, rows, tw.AlignRight); err != nil {
+	machine := fmt.Sprintf("%s/%s, GOMAXPROCS %d, %d CPUs; wall-clock numbers, they vary from run to run",
+		runtime.GOOS, runtime.GOARCH, report.GOMAXPROCS, report.CPUs)
+	wrote := fmt.Sprintf("wrote %s/{bench.csv,bench.json,bench.png}", filepath.ToSlash(opts.Out))
+	// Machine-readable forms alone on stdout; the notes go to stderr.
+	switch opts.Format {
+	case "json":
+		err = report.WriteJSON(opts.IO.Out)
+	case "csv":
+		err = concurrent.WriteCSV(opts.IO.Out, report.Results)
+	case "md":
+		header, rows := concurrent.Table(report.Results)
+		err = writeMarkdownTable(opts.IO.Out, header, rows)
+	default:
+		fmt.Fprintf(opts.IO.Out, "bench · limit %d per %v · %v per point · wall clock\n", opts.Limit, opts.Window, opts.Duration)
+		if err := writeBenchTable(opts.IO.Out, report.Results, opts.IO.Width, opts.Wide); err != nil {
+			return err
+		}
+		fmt.Fprintln(opts.IO.Out, machine)
+		fmt.Fprintln(opts.IO.Out, wrote)
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "%s/%s, GOMAXPROCS %d, %d CPUs; wall-clock numbers, they vary from run to run\n",
-		runtime.GOOS, runtime.GOARCH, report.GOMAXPROCS, report.CPUs)
-	fmt.Fprintf(opts.IO.Out, "wrote %s/{bench.csv,bench.json,bench.png}\n", filepath.ToSlash(opts.Out))
+	fmt.Fprintln(opts.IO.ErrOut, machine)
+	fmt.Fprintln(opts.IO.ErrOut, wrote)
 	return nil
+}
+
+// writeMarkdownTable writes a GitHub Markdown table, the first column
+// aligned left and the others right.
+func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		if i == 0 {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // benchProgress shows a bar of hammers on a terminal when the whole bench

@@ -111,3 +111,30 @@ func TestBenchBadInput(t *testing.T) {
 		})
 	}
 }
+
+// bench --format json|csv prints bench.json / bench.csv alone on stdout,
+// the notes on stderr; an unknown format fails before anything runs.
+func TestBenchFormats(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "b")
+	for _, f := range []struct{ format, file string }{{"json", "bench.json"}, {"csv", "bench.csv"}} {
+		stdout, stderr, code := run100(t, nil, "bench", "--duration", "10ms", "--goroutines", "1", "--impl", "mutex-ring",
+			"--out", dir, "--quiet", "--format", f.format)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", f.format, code, stderr)
+		}
+		if stdout != string(readFile(t, filepath.Join(dir, f.file))) {
+			t.Errorf("--format %s is not %s's content:\n%s", f.format, f.file, stdout)
+		}
+		if !strings.Contains(stderr, "wrote ") || !strings.Contains(stderr, "GOMAXPROCS") {
+			t.Errorf("--format %s: notes not on stderr: %q", f.format, stderr)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "none")
+	stdout, stderr, code := run100(t, nil, "bench", "--format", "yaml", "--out", other)
+	if code == 0 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, `--format "yaml" is unknown`) {
+		t.Errorf("bad format: exit %d, %q %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Error("a bad --format wrote its directory")
+	}
+}

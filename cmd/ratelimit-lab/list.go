@@ -60,10 +60,11 @@ func listRun(io *IOStreams) error {
 	if err := report.WriteTextTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows, io.Width); err != nil {
 		return err
 	}
-	fmt.Fprintln(io.Out, "\nChains: A+B+... asks each stage in turn, after the waits of the stages before it,\n"+
-		"and passes only if all pass; at most one circuit-breaker, last (for example\n"+
-		"leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5).")
-	return nil
+	fmt.Fprintln(io.Out)
+	note := "Chains: A+B+... asks each stage in turn, after the waits of the stages before it, " +
+		"and passes only if all pass; at most one circuit-breaker, last (for example " +
+		"leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5)."
+	return report.WriteWrapped(io.Out, note, io.Width)
 }
 
 // seconds prints a duration as "60s" rather than "1m0s".

@@ -3,14 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"time"
-
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/distributed"
-	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
@@ -90,13 +86,4 @@ func (r *redisSession) trackProgress(cfg *simulator.Config, update func(int64)) 
 		}
 	}()
 	return func() { close(done); <-finished }
-}
-
-// renderRedisTable writes the Redis limiters' figures, if the run has any.
-func renderRedisTable(w io.Writer, res *simulator.Result) error {
-	header, rows := simulator.RedisTable(res)
-	if len(rows) == 0 {
-		return nil
-	}
-	return report.WriteTable(w, header, rows, tw.AlignRight)
 }

@@ -303,13 +303,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if note := stepsBackNote(stream); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
+	if note := breakerNote(res, p.cfg.Downstream); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	if err := render(opts.IO.Out, rep); err != nil {
 		return err
-	}
-	if opts.Format == "table" {
-		if err := renderRedisTable(opts.IO.Out, res); err != nil {
-			return err
-		}
 	}
 	side := opts.IO.Out // the "wrote" line and, off the table, the warnings
 	if opts.Format != "table" {

@@ -48,6 +48,16 @@ func TestTablesFit100Columns(t *testing.T) {
 		{"run", "poisson", "--limit", "100000", "--duration", "2s", "--chart", "none"},
 		{"run", "adversarial", "--chart", "none", "--algo", "leap-array:sample-count=1000", "--algo", "leap-array:sample-count=10,interval=2s",
 			"--algo", "leap-array:sample-count=10", "--algo", "warm-up-rate-limiter:limit=123456.789,max-queue=0s"},
+		// Breakers, chains, Redis, check-to-add and the other references.
+		{"run", "slow-downstream", "--chart", "none"},
+		{"run", "flapping", "--chart", "none"},
+		{"run", "redis-race", "--chart", "none"},
+		{"run", "redis-skew", "--chart", "none"},
+		{"run", "hot-key", "--chart", "none"},
+		{"run", "cold-start", "--chart", "none", "--algo", "guava-warming-up:warm-up=5s", "--algo", "uber",
+			"--algo", "decaying-window", "--algo", "leap-array:flavor=go"},
+		{"run", "poisson", "--chart", "none", "--algo", "leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5"},
+		{"bench", "--duration", "20ms", "--goroutines", "1,8"},
 		{"list"},
 		{"tune", "poisson"},
 		{"tune", "adversarial", "--sample-counts", "1,3,7,10,1000", "--target", "1.05"},
@@ -62,7 +72,7 @@ func TestTablesFit100Columns(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", name, code, stderr)
 		}
 		checkFits(t, name, stdout)
-		if strings.Contains(stdout, "ns/decision") {
+		if args[0] != "bench" && strings.Contains(stdout, "ns/decision") {
 			t.Errorf("%s: ns/decision in the default table", name)
 		}
 	}
@@ -299,5 +309,111 @@ func TestOwnMessages(t *testing.T) {
 	stdout, _, code := run100(t, nil, "--version")
 	if code != 0 || !strings.HasPrefix(stdout, "ratelimit-lab ") || !strings.Contains(stdout, " go1.") {
 		t.Errorf("--version: %d %q", code, stdout)
+	}
+}
+
+// Chains and breakers: every stage in the row name, the opens and errors in
+// the default table, "-" where a breaker alone has no limit, and the Redis
+// figures under the same short names as the main table.
+func TestRunTableBreakersAndRedis(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "run", "slow-downstream", "--quiet", "--chart", "none", "--out", dir)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, want := range []string{"│ leap-array N=2+circuit-breaker │", "│ leaky-bucket+circuit-breaker   │", " opens │ errors │",
+		"    leap-array:limit=100,sample-count=2,interval=1s+circuit-breaker:strategy=slow-ratio,\n    max-rt=200ms,"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("slow-downstream lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, stderr, code = run100(t, nil, "run", "poisson", "--quiet", "--chart", "none", "--out", dir, "--wide",
+		"--algo", "circuit-breaker:strategy=error-count,threshold=5")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stdout, "│ circuit-breaker │    9008 │   9008 │       0 │  100.0 │    196 │        - │         - │") {
+		t.Errorf("a breaker alone:\n%s", stdout)
+	}
+	stdout, stderr, code = run100(t, nil, "run", "redis-race", "--quiet", "--chart", "none", "--out", dir)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if strings.Count(stdout, "│ redis-sliding-log atomic=false │") != 2 || strings.Contains(stdout, "│ redis-sliding-log:") {
+		t.Errorf("redis-race: the figures table should use the short names:\n%s", stdout)
+	}
+}
+
+// --fail-if tests the breaker, response and Redis fields of summary.json
+// too, for the rows that have them.
+func TestFailIfBreakerAndRedisFields(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := run100(t, nil, "run", "flapping", "--quiet", "--chart", "none", "--out", dir,
+		"--fail-if", "breaker_opens>20", "--fail-if", "rt_p99_ms>1000")
+	if code != 3 || !strings.Contains(stderr, "circuit-breaker #1: breaker_opens is 25, crossing --fail-if 'breaker_opens>20'") ||
+		strings.Count(stderr, "crossing") != 2 {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	_, stderr, code = run100(t, nil, "run", "redis-race", "--quiet", "--chart", "none", "--out", dir, "--fail-if", "redis_commands>2000")
+	if code != 3 || !strings.Contains(stderr, "redis-sliding-log atomic=false: redis_commands is 3254") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+}
+
+// At 80 columns too, every line fits: tables drop their last columns (and
+// say so), notes and specs wrap.
+func TestTablesFit80Columns(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"list"},
+		{"tune", "poisson"},
+		{"run", "slow-downstream", "--chart", "none"},
+		{"run", "redis-race", "--chart", "none"},
+		{"run", "flapping", "--chart", "none"},
+		{"bench", "--duration", "10ms", "--goroutines", "1,8"},
+	} {
+		name := strings.Join(args, " ")
+		if args[0] != "list" {
+			args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS=80")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			// The output directory is the test's own temporary one.
+			if n := utf8.RuneCountInString(line); n > 80 && !strings.HasPrefix(line, "wrote ") {
+				t.Errorf("%s: a line of %d columns:\n%s", name, n, line)
+			}
+		}
+	}
+}
+
+// A breaker on a scenario without a downstream gets a note saying why it
+// never opens (on stderr with --format json, stdout holding only JSON).
+func TestBreakerWithoutDownstreamNote(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, nil, "run", "poisson", "--duration", "2s", "--quiet", "--chart", "none", "--out", dir,
+		"--algo", "leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5")
+	if code != 0 || !strings.Contains(stdout, "note: no circuit-breaker opened: this run has no downstream, so no call fails and a call is slow\n") {
+		t.Errorf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	checkFits(t, "breaker note", stdout)
+	stdout, stderr, _ = run100(t, nil, "run", "poisson", "--duration", "2s", "--quiet", "--chart", "none", "--out", dir, "--format", "json",
+		"--algo", "leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5")
+	if strings.Contains(stdout, "note:") || !strings.Contains(stderr, "note: no circuit-breaker opened: this run has no downstream") {
+		t.Errorf("json: the note is not on stderr alone:\n%s\n%s", stdout, stderr)
+	}
+	stdout, _, _ = run100(t, nil, "run", "flapping", "--quiet", "--chart", "none", "--out", dir)
+	if strings.Contains(stdout, "no downstream") {
+		t.Errorf("flapping has a downstream:\n%s", stdout)
+	}
+	// A queue's wait alone can trip a slow-ratio breaker: no note then.
+	stdout, _, _ = run100(t, nil, "run", "steady-overload", "--quiet", "--chart", "none", "--out", dir,
+		"--algo", "leaky-bucket+circuit-breaker:strategy=slow-ratio,max-rt=200ms,threshold=0.5")
+	if strings.Contains(stdout, "no downstream") || !strings.Contains(stdout, "│     1 │") {
+		t.Errorf("a breaker that opened got the note:\n%s", stdout)
 	}
 }

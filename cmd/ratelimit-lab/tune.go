@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
@@ -143,8 +141,19 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	fmt.Fprintf(out, "%s · leap-array at %s/s, interval %v · window %v · bin %v\n",
 		res.Scenario, report.Number(res.Limit), res.Interval, res.Window, res.Bin)
 	header, rows := simulator.TuneTable(res)
-	if err := report.WriteTable(out, header, rows, tw.AlignRight); err != nil {
+	fit := opts.IO.Width
+	if fit <= 0 {
+		fit = report.DefaultWidth
+	}
+	table, hidden, err := report.FitTable(header, rows, fit, false)
+	if err != nil {
 		return err
+	}
+	out.Write(table)
+	if len(hidden) > 0 {
+		if err := report.WriteWrapped(out, fmt.Sprintf("hidden to fit %d columns: %s (tune.csv has them)", fit, strings.Join(hidden, ", ")), fit); err != nil {
+			return err
+		}
 	}
 	for _, row := range res.Rows {
 		if row.Skipped != "" {

@@ -111,10 +111,7 @@ func Duration(d time.Duration) string {
 func Labels(res *simulator.Result) []string {
 	labels := make([]string, len(res.Algorithms))
 	for i, a := range res.Algorithms {
-		labels[i] = a.Name
-		if a.SampleCount > 0 {
-			labels[i] += " N=" + strconv.Itoa(a.SampleCount)
-		}
+		labels[i] = baseLabel(a)
 	}
 	groups := map[string][]int{}
 	for i, l := range labels {
@@ -128,16 +125,24 @@ func Labels(res *simulator.Result) []string {
 		for k, i := range idx {
 			params[k] = specParams(res.Algorithms[i].Spec)
 		}
-		// Keys whose value differs somewhere in the group, in spec order.
+		// Keys whose value differs somewhere in the group (or that only
+		// some members give, such as check-to-add), in spec order.
 		var differ []string
-		for _, kv := range params[0] {
-			for _, other := range params[1:] {
-				if v, ok := lookup(other, kv[0]); !ok || v != kv[1] {
-					differ = append(differ, kv[0])
-					break
+		for _, p := range params {
+			for _, kv := range p {
+				if slices.Contains(differ, kv[0]) {
+					continue
+				}
+				for _, other := range params {
+					if v, ok := lookup(other, kv[0]); !ok || v != kv[1] {
+						differ = append(differ, kv[0])
+						break
+					}
 				}
 			}
 		}
+		named := make([]string, len(idx))
+		long := false
 		for k, i := range idx {
 			var extra []string
 			for _, key := range differ {
@@ -148,9 +153,19 @@ func Labels(res *simulator.Result) []string {
 					extra = append(extra, key+"="+v)
 				}
 			}
+			named[k] = labels[i]
 			if len(extra) > 0 {
-				labels[i] += " " + strings.Join(extra, ",")
+				named[k] += " " + strings.Join(extra, ",")
 			}
+			long = long || width(named[k]) > maxLabel
+		}
+		for k, i := range idx {
+			if long {
+				// Too many differences to name in a short row name: number
+				// the rows; the spec list under the table tells them apart.
+				named[k] = labels[i] + " #" + strconv.Itoa(k+1)
+			}
+			labels[i] = named[k]
 		}
 	}
 	// Whatever still collides (the same spec twice) is numbered.
@@ -164,12 +179,42 @@ func Labels(res *simulator.Result) []string {
 	return labels
 }
 
+// maxLabel is the widest row name made of parameters: a group of rows that
+// would need a wider one is numbered instead.
+const maxLabel = 44
+
+// baseLabel is a row's name before telling apart rows that share it: the
+// registry name with N=<sample count>, or for a chain A+B+... each stage's
+// name (and N) joined by "+", so that "leap-array N=2+circuit-breaker" does
+// not read as the plain leap-array.
+func baseLabel(a simulator.AlgoResult) string {
+	if !strings.Contains(a.Spec, "+") {
+		if a.SampleCount > 0 {
+			return a.Name + " N=" + strconv.Itoa(a.SampleCount)
+		}
+		return a.Name
+	}
+	stages := strings.Split(a.Spec, "+")
+	for i, st := range stages {
+		name, _, _ := strings.Cut(st, ":")
+		if n, ok := lookup(specParams(st), "sample-count"); ok {
+			name += " N=" + n
+		}
+		stages[i] = name
+	}
+	return strings.Join(stages, "+")
+}
+
+// specParams returns the key=value pairs of a spec, stage after stage for a
+// chain.
 func specParams(spec string) [][2]string {
-	_, rest, _ := strings.Cut(spec, ":")
 	var out [][2]string
-	for _, kv := range strings.Split(rest, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			out = append(out, [2]string{k, v})
+	for _, stage := range strings.Split(spec, "+") {
+		_, rest, _ := strings.Cut(stage, ":")
+		for _, kv := range strings.Split(rest, ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				out = append(out, [2]string{k, v})
+			}
 		}
 	}
 	return out
@@ -186,7 +231,7 @@ func lookup(params [][2]string, key string) (string, bool) {
 
 // defaultColumns are the columns of the narrow table, most important
 // first; a trailing "/" matches the window or bin suffix ("max/1s").
-var defaultColumns = []string{"algorithm", "passed", "pass %", "max/", "overshoot", "smooth bound", "peak/", "wait p99"}
+var defaultColumns = []string{"algorithm", "passed", "pass %", "max/", "overshoot", "opens", "errors", "rt p99", "smooth bound", "peak/", "wait p99"}
 
 // columns returns the table to print: every column of
 // simulator.SummaryTable for a wide report, the default ones otherwise, and

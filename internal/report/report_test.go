@@ -95,6 +95,9 @@ func TestJSONIsSummaryJSON(t *testing.T) {
 // limiter; null reads as an empty cell.
 func TestCSVHoldsEverySummaryField(t *testing.T) {
 	r := fixed()
+	// An evented row and a Redis row bring their own fields.
+	r.Result.Algorithms[0].Chain = &simulator.ChainResult{Responses: true, Breaker: "circuit-breaker:strategy=error-count,threshold=5"}
+	r.Result.Algorithms[1].Redis = &simulator.RedisFigures{Commands: 3, PeakMembers: 2, PeakBytes: -1}
 	var b bytes.Buffer
 	if err := CSV(&b, r); err != nil {
 		t.Fatal(err)
@@ -177,6 +180,34 @@ func TestLabels(t *testing.T) {
 	}}
 	want := []string{"leap-array N=2 interval=1s", "leap-array N=10", "leap-array N=2 interval=2s",
 		"fixed-window limit=100", "fixed-window limit=50", "sliding-log"}
+	got := Labels(res)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("label %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+// Chains are named by every stage, and a parameter only some rows give
+// (check-to-add) tells them apart instead of a "#2".
+func TestLabelsChainsAndMissingKeys(t *testing.T) {
+	res := &simulator.Result{Algorithms: []simulator.AlgoResult{
+		{Spec: "leap-array:limit=100,sample-count=2,interval=1s", Name: "leap-array", SampleCount: 2},
+		{Spec: "leaky-bucket:limit=100,interval=1s,max-queue=500ms", Name: "leaky-bucket"},
+		{Spec: "leap-array:limit=100,sample-count=2,interval=1s+circuit-breaker:strategy=slow-ratio,max-rt=200ms", Name: "leap-array"},
+		{Spec: "leaky-bucket:limit=100,interval=1s,max-queue=500ms+circuit-breaker:strategy=slow-ratio,max-rt=200ms", Name: "leaky-bucket"},
+		{Spec: "leaky-bucket:limit=100,interval=1s,max-queue=500ms+circuit-breaker:strategy=slow-ratio,max-rt=100ms", Name: "leaky-bucket"},
+		{Spec: "sliding-log:limit=10,window=1s,history=10s", Name: "sliding-log"},
+		{Spec: "sliding-log:limit=10,window=1s,history=10s,check-to-add=1ms", Name: "sliding-log"},
+		{Spec: "sliding-log:limit=10,window=1s,history=10s,check-to-add=1ms", Name: "sliding-log"},
+		{Spec: "circuit-breaker:strategy=error-ratio,threshold=0.5,min-requests=5,stat-interval=1s,recovery=1s", Name: "circuit-breaker"},
+		{Spec: "circuit-breaker:strategy=error-ratio,threshold=0.5,min-requests=20,stat-interval=5s,recovery=1s", Name: "circuit-breaker"},
+	}}
+	want := []string{"leap-array N=2", "leaky-bucket", "leap-array N=2+circuit-breaker",
+		"leaky-bucket+circuit-breaker max-rt=200ms", "leaky-bucket+circuit-breaker max-rt=100ms",
+		"sliding-log", "sliding-log check-to-add=1ms", "sliding-log check-to-add=1ms #2",
+		// "circuit-breaker min-requests=20,stat-interval=5s" is too long a name.
+		"circuit-breaker #1", "circuit-breaker #2"}
 	got := Labels(res)
 	for i := range want {
 		if got[i] != want[i] {

@@ -8,36 +8,33 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
 // Table writes the terminal report: the context line, the table, the full
 // specs and the warnings and notes, every line within r.Width columns
 // (DefaultWidth when 0) as long as a spec or a word fits. The default
-// columns are algorithm, passed, pass %, max/W, overshoot, smooth bound,
-// peak/bin and wait p99; when even those do not fit, the last ones are
-// dropped and the report says which. r.Wide prints every column whatever
-// the width.
+// columns are algorithm, passed, pass %, max/W, overshoot, (for runs with
+// responses) opens, errors and rt p99, smooth bound, peak/bin and wait
+// p99; when even those do not fit, the last ones are dropped and the report
+// says which. r.Wide prints every column whatever the width.
 func Table(w io.Writer, r *Report) error {
 	fit := r.Width
 	if fit <= 0 {
 		fit = DefaultWidth
 	}
 	header, rows := r.columns()
-	var hidden []string
-	var table bytes.Buffer
-	for {
-		table.Reset()
-		if err := WriteTable(&table, header, rows, tw.AlignRight); err != nil {
+	table, hidden, err := FitTable(header, rows, fit, r.Wide)
+	if err != nil {
+		return err
+	}
+	// The Redis limiters' figures, under the same short names.
+	var redis []byte
+	var redisHidden []string
+	if rh, rrows := r.redisTable(); len(rrows) > 0 {
+		if redis, redisHidden, err = FitTable(rh, rrows, fit, r.Wide); err != nil {
 			return err
-		}
-		if r.Wide || len(header) <= 2 || maxWidth(table.String()) <= fit {
-			break
-		}
-		last := len(header) - 1
-		hidden = append([]string{header[last]}, hidden...)
-		header = header[:last]
-		for i := range rows {
-			rows[i] = rows[i][:last]
 		}
 	}
 	var b strings.Builder
@@ -55,8 +52,9 @@ func Table(w io.Writer, r *Report) error {
 		}
 	}
 	b.WriteString(line + "\n")
-	b.Write(table.Bytes())
-	if len(hidden) > 0 {
+	b.Write(table)
+	b.Write(redis)
+	if hidden = append(hidden, redisHidden...); len(hidden) > 0 {
 		for _, line := range wrap(fmt.Sprintf("hidden to fit %d columns: %s (--wide shows them)", fit, strings.Join(hidden, ", ")), fit, 2) {
 			b.WriteString(line + "\n")
 		}
@@ -67,15 +65,60 @@ func Table(w io.Writer, r *Report) error {
 		b.WriteString("specs (--wide shows every column):\n")
 	}
 	labels := Labels(r.Result)
-	for i, line := range r.specLines() {
-		if width(line)+2 <= fit {
+	lines := r.specLines()
+	inline := true // every spec beside its name, or every one under it
+	for _, line := range lines {
+		inline = inline && width(line)+2 <= fit
+	}
+	for i, line := range lines {
+		if inline {
 			b.WriteString("  " + line + "\n")
 		} else {
-			b.WriteString("  " + labels[i] + "\n    " + r.Result.Algorithms[i].Spec + "\n")
+			b.WriteString("  " + labels[i] + "\n")
+			// A long spec (a chain) breaks after a comma or a "+".
+			for _, part := range wrapCell(r.Result.Algorithms[i].Spec, fit-4) {
+				b.WriteString("    " + part + "\n")
+			}
 		}
 	}
 	writeNotes(&b, "warning: ", r.Warnings, fit)
 	writeNotes(&b, "note: ", r.Notes, fit)
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// FitTable renders a boxed table (as WriteTable), dropping its last columns
+// until it fits fit columns (never below two columns, never when wide), and
+// returns it with the names of the dropped columns.
+func FitTable(header []string, rows [][]string, fit int, wide bool) (table []byte, hidden []string, err error) {
+	var buf bytes.Buffer
+	for {
+		buf.Reset()
+		if err := WriteTable(&buf, header, rows, tw.AlignRight); err != nil {
+			return nil, nil, err
+		}
+		if wide || len(header) <= 2 || maxWidth(buf.String()) <= fit {
+			return buf.Bytes(), hidden, nil
+		}
+		last := len(header) - 1
+		hidden = append([]string{header[last]}, hidden...)
+		header = header[:last]
+		for i := range rows {
+			rows[i] = rows[i][:last]
+		}
+	}
+}
+
+// WriteWrapped writes text broken at spaces into lines of at most fit
+// columns (DefaultWidth when 0).
+func WriteWrapped(w io.Writer, text string, fit int) error {
+	if fit <= 0 {
+		fit = DefaultWidth
+	}
+	var b strings.Builder
+	for _, line := range wrap(text, fit, 0) {
+		b.WriteString(line + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -125,17 +168,10 @@ func Markdown(w io.Writer, r *Report) error {
 	header, rows := r.columns()
 	var b strings.Builder
 	b.WriteString(mdCell(r.Context()) + "\n\n")
-	b.WriteString("| " + strings.Join(mdCells(header), " | ") + " |\n|")
-	for i := range header {
-		if i == 0 {
-			b.WriteString(" --- |")
-		} else {
-			b.WriteString(" ---: |")
-		}
-	}
-	b.WriteString("\n")
-	for _, row := range rows {
-		b.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
+	mdTable(&b, header, rows)
+	if rh, rrows := r.redisTable(); len(rrows) > 0 {
+		b.WriteString("\n")
+		mdTable(&b, rh, rrows)
 	}
 	b.WriteString("\nSpecs:\n\n")
 	for i, label := range Labels(r.Result) {
@@ -155,6 +191,38 @@ func Markdown(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// mdTable writes a Markdown table, the first column aligned left and the
+// others right.
+func mdTable(b *strings.Builder, header []string, rows [][]string) {
+	b.WriteString("| " + strings.Join(mdCells(header), " | ") + " |\n|")
+	for i := range header {
+		if i == 0 {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		b.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
+	}
+}
+
+// redisTable is simulator.RedisTable under the short row names (no rows
+// when the run has no Redis limiter).
+func (r *Report) redisTable() (header []string, rows [][]string) {
+	header, rows = simulator.RedisTable(r.Result)
+	labels := Labels(r.Result)
+	k := 0
+	for i, a := range r.Result.Algorithms {
+		if a.Redis != nil && k < len(rows) {
+			rows[k][0] = labels[i]
+			k++
+		}
+	}
+	return header, rows
 }
 
 func mdCells(cells []string) []string {
@@ -196,17 +264,33 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 		}
 		return t
 	}
+	// The width a column takes once wrapped at w: a word longer than w
+	// keeps it wider.
+	wrappedWidth := func(i, w int) int {
+		m := width(header[i])
+		for _, row := range rows {
+			for _, line := range wrapCell(row[i], w) {
+				m = max(m, width(line))
+			}
+		}
+		return m
+	}
+	stuck := make([]bool, n) // narrowing it no longer narrows the table
 	for total() > fit {
 		widest := -1
 		for i := range colW {
-			if colW[i] > minCol && (widest < 0 || colW[i] > colW[widest]) {
+			if !stuck[i] && colW[i] > minCol && (widest < 0 || colW[i] > colW[widest]) {
 				widest = i
 			}
 		}
 		if widest < 0 {
 			break
 		}
-		colW[widest]--
+		if w := wrappedWidth(widest, colW[widest]-1); w < colW[widest] {
+			colW[widest] = w
+		} else {
+			stuck[widest] = true
+		}
 	}
 	wrapped := make([][]string, len(rows))
 	for r, row := range rows {
@@ -231,8 +315,8 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 	return t.Render()
 }
 
-// wrapCell breaks s into lines of at most w columns, after a space or a
-// comma; a word longer than w is left whole.
+// wrapCell breaks s into lines of at most w columns, after a space, a
+// comma or a "+"; a word longer than w is left whole.
 func wrapCell(s string, w int) []string {
 	if width(s) <= w {
 		return []string{s}
@@ -240,7 +324,7 @@ func wrapCell(s string, w int) []string {
 	var tokens []string // each ends where a line may break
 	start := 0
 	for i, r := range s {
-		if r == ' ' || r == ',' {
+		if r == ' ' || r == ',' || r == '+' {
 			tokens = append(tokens, s[start:i+1])
 			start = i + 1
 		}
