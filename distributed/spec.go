@@ -147,9 +147,6 @@ func Parse(spec string, defaultLimit float64) (*Spec, error) {
 			k = &kinds[i]
 		}
 	}
-	if k == nil && strings.Contains(spec, "+") {
-		return nil, fmt.Errorf("%q: a redis-* limiter cannot be a stage of a chain A+B (its verdict comes from Redis, not from a Check and a Record); give it as its own --algo", strings.TrimSpace(spec))
-	}
 	if k == nil {
 		return nil, fmt.Errorf("unknown algorithm %q%s; Redis algorithms: %s", name, suggest.DidYouMean(name, names()), strings.Join(names(), ", "))
 	}

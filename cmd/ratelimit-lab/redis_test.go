@@ -112,7 +112,7 @@ func TestRedisBadInput(t *testing.T) {
 		{"trace steps back", []string{"run", "--trace", stepBack, "--limit", "10", "--algo", "redis-fixed-window"}, "the clock steps back at arrival 2"},
 		{"missing file", []string{"run", "redis-race", "--algo", "redis-script:file=" + filepath.Join(dir, "nope.lua")}, "cannot read file"},
 		{"not lua", []string{"run", "redis-race", "--algo", "redis-script:file=" + notLua}, "is not Lua"},
-		{"redis first in a chain", []string{"run", "redis-race", "--algo", "redis-fixed-window+circuit-breaker:strategy=error-count,threshold=1"}, "a redis-* limiter cannot be a stage of a chain"},
+		{"redis first in a chain", []string{"run", "redis-race", "--algo", "redis-fixed-window+circuit-breaker:strategy=error-count,threshold=1"}, "a redis-* limiter cannot be part of a chain"},
 		{"redis later in a chain", []string{"run", "redis-race", "--algo", "leap-array+redis-fixed-window"}, `"redis-fixed-window" is a Redis limiter: it runs on its own`},
 		{"returns 2", []string{"run", "redis-race", "--algo", "redis-script:file=" + returns2}, "the script returned 2, not 1 (pass) or 0 (block)"},
 		{"script error", []string{"run", "redis-race", "--algo", "redis-script:file=" + fails}, "fails.lua failed on the embedded Redis"},
