@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
 // accumulator collects one limiter's decisions as they stream in, in the
@@ -27,6 +28,7 @@ type accumulator struct {
 	arrived, passed, blocked int64
 	waits                    waitHist
 	window                   *windowMax
+	adm                      []int64 // addBatch's admission times
 
 	decideNs  int64
 	decisions int64
@@ -159,6 +161,51 @@ func (a *accumulator) add(at time.Duration, d algorithms.Decision) {
 		a.waits.add(w)
 	}
 	a.window.add(adm)
+}
+
+// addBatch is add for every arrival of a batch with its decision (same
+// counts, same admissions in the same order), with the counters kept in
+// registers and the admission times handed to the window maximum in one
+// call (windowMax.addMany).
+func (a *accumulator) addBatch(arr []scenarios.Arrival, ds []algorithms.Decision) {
+	ds = ds[:len(arr)]
+	adm := a.adm[:0]
+	var passed, zero int64
+	for j := range arr {
+		at, d := arr[j].At, ds[j]
+		b := a.binAt(int64(at))
+		b.Arrived++
+		if !d.Pass {
+			b.Blocked++
+			continue
+		}
+		passed++
+		w := max(d.Wait, 0)
+		t := int64(at + w)
+		if w > 0 {
+			b = a.binAt(t)
+		}
+		b.Passed++
+		b.WaitSum += w
+		if w > b.WaitMax {
+			b.WaitMax = w
+		}
+		if w == 0 {
+			zero++
+		} else {
+			a.waits.add(w)
+		}
+		adm = append(adm, t)
+	}
+	n := int64(len(arr))
+	a.arrived += n
+	a.passed += passed
+	a.blocked += n - passed
+	// waitHist.add for the zero waits, as in add.
+	a.waits.n += zero
+	a.waits.zero += zero
+	a.adm = adm
+	a.window.addMany(adm)
 }
 
 // registryName is the part of a spec before the first ':'.
