@@ -200,9 +200,16 @@ func (m *windowMax) addMany(ts []int64) {
 	}
 }
 
-// record notes a new maximum c for the window ending at t.
+// record notes a new maximum c for the window ending at t. A record at the
+// same time as the previous one replaces it (the later one is the one the
+// sorted slice would evaluate), so there are no more records than distinct
+// admission times in the ring.
 func (m *windowMax) record(c, t int64) {
 	m.best, m.bestAt = c, t
+	if k := len(m.recs) - 1; k >= m.rh && k >= 0 && m.recs[k].at == t {
+		m.recs[k].count = c
+		return
+	}
 	m.recs = append(m.recs, windowRecord{t, c})
 }
 
