@@ -24,6 +24,10 @@ type accumulator struct {
 	// when nothing is cached.
 	curLo, curW int64
 	curI        int
+	// The same for admissions after a wait (admAt), which would otherwise
+	// evict the arrival's bin from the cache at every queued pass.
+	admLo, admW int64
+	admI        int
 
 	arrived, passed, blocked int64
 	waits                    waitHist
@@ -67,8 +71,27 @@ func (a *accumulator) binAtSlow(t int64) *Bin {
 	return b
 }
 
+// admAt is binAt for an admission time, with its own cached bin.
+func (a *accumulator) admAt(t int64) *Bin {
+	if uint64(t-a.admLo) < uint64(a.admW) {
+		return &a.bins[a.admI]
+	}
+	b := a.locate(t)
+	a.admI = int(floorDiv(t-a.start, a.bin) - a.origin)
+	a.admLo = a.start + (a.origin+int64(a.admI))*a.bin
+	a.admW = a.bin
+	return b
+}
+
 // locate is binAt without the cache.
 func (a *accumulator) locate(t int64) *Bin {
+	origin, bin := a.origin, a.bin
+	defer func() {
+		// Bins renumbered or merged: forget the cached ones.
+		if a.origin != origin || a.bin != bin {
+			a.curW, a.admW = 0, 0
+		}
+	}()
 	for {
 		i := floorDiv(t-a.start, a.bin)
 		if len(a.bins) == 0 {
@@ -146,7 +169,7 @@ func (a *accumulator) add(at time.Duration, d algorithms.Decision) {
 	w := max(d.Wait, 0)
 	adm := int64(at + w)
 	if w > 0 {
-		b = a.binAt(adm)
+		b = a.admAt(adm)
 	}
 	b.Passed++
 	b.WaitSum += w
@@ -183,7 +206,7 @@ func (a *accumulator) addBatch(arr []scenarios.Arrival, ds []algorithms.Decision
 		w := max(d.Wait, 0)
 		t := int64(at + w)
 		if w > 0 {
-			b = a.binAt(t)
+			b = a.admAt(t)
 		}
 		b.Passed++
 		b.WaitSum += w
