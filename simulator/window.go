@@ -265,9 +265,10 @@ func (m *windowMax) makeRoom() {
 	r := m.ring
 	mask := int64(len(r) - 1)
 	if m.bSet {
-		for m.tail < m.lo && r[m.tail&mask] <= m.b-m.w {
-			m.tail++
-		}
+		// The kept times are sorted: find the first above b−W by binary
+		// search (a scan would read every dropped time once more).
+		cut := m.b - m.w
+		m.tail += int64(sort.Search(int(m.lo-m.tail), func(i int) bool { return r[(m.tail+int64(i))&mask] > cut }))
 	}
 	if m.n-m.tail < int64(len(r)) {
 		return
