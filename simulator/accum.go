@@ -194,32 +194,55 @@ func (a *accumulator) addBatch(arr []scenarios.Arrival, ds []algorithms.Decision
 	ds = ds[:len(arr)]
 	adm := a.adm[:0]
 	var passed, zero int64
+	// The counts of the cached bin (a.bins[a.curI]) since the last flush,
+	// in registers: incrementing the bin in memory would make every
+	// arrival wait for the previous one's store. They are flushed before
+	// anything that may move or merge the bins (locate, via binAtSlow or
+	// admAt) and at the end.
+	var cArrived, cBlocked, cPassed int64
+	flush := func() {
+		if cArrived != 0 {
+			b := &a.bins[a.curI]
+			b.Arrived += cArrived
+			b.Blocked += cBlocked
+			b.Passed += cPassed
+			cArrived, cBlocked, cPassed = 0, 0, 0
+		}
+	}
 	for j := range arr {
-		at, d := arr[j].At, ds[j]
-		b := a.binAt(int64(at))
-		b.Arrived++
+		at, d := int64(arr[j].At), ds[j]
+		if uint64(at-a.curLo) >= uint64(a.curW) {
+			flush()
+			a.binAtSlow(at)
+		}
+		cArrived++
 		if !d.Pass {
-			b.Blocked++
+			cBlocked++
 			continue
 		}
 		passed++
-		w := max(d.Wait, 0)
-		t := int64(at + w)
-		if w > 0 {
-			b = a.admAt(t)
+		if d.Wait <= 0 {
+			// An immediate pass: its admission is its arrival.
+			cPassed++
+			zero++
+			adm = append(adm, at)
+			continue
 		}
+		w := d.Wait
+		t := at + int64(w)
+		if uint64(t-a.admLo) >= uint64(a.admW) {
+			flush()
+		}
+		b := a.admAt(t)
 		b.Passed++
 		b.WaitSum += w
 		if w > b.WaitMax {
 			b.WaitMax = w
 		}
-		if w == 0 {
-			zero++
-		} else {
-			a.waits.add(w)
-		}
+		a.waits.add(w)
 		adm = append(adm, t)
 	}
+	flush()
 	n := int64(len(arr))
 	a.arrived += n
 	a.passed += passed
