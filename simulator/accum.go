@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
 // accumulator collects one limiter's decisions as they stream in, in the
@@ -23,10 +24,15 @@ type accumulator struct {
 	// when nothing is cached.
 	curLo, curW int64
 	curI        int
+	// The same for admissions after a wait (admAt), which would otherwise
+	// evict the arrival's bin from the cache at every queued pass.
+	admLo, admW int64
+	admI        int
 
 	arrived, passed, blocked int64
 	waits                    waitHist
 	window                   *windowMax
+	adm                      []int64 // addBatch's admission times
 
 	decideNs  int64
 	decisions int64
@@ -65,8 +71,27 @@ func (a *accumulator) binAtSlow(t int64) *Bin {
 	return b
 }
 
+// admAt is binAt for an admission time, with its own cached bin.
+func (a *accumulator) admAt(t int64) *Bin {
+	if uint64(t-a.admLo) < uint64(a.admW) {
+		return &a.bins[a.admI]
+	}
+	b := a.locate(t)
+	a.admI = int(floorDiv(t-a.start, a.bin) - a.origin)
+	a.admLo = a.start + (a.origin+int64(a.admI))*a.bin
+	a.admW = a.bin
+	return b
+}
+
 // locate is binAt without the cache.
 func (a *accumulator) locate(t int64) *Bin {
+	origin, bin := a.origin, a.bin
+	defer func() {
+		// Bins renumbered or merged: forget the cached ones.
+		if a.origin != origin || a.bin != bin {
+			a.curW, a.admW = 0, 0
+		}
+	}()
 	for {
 		i := floorDiv(t-a.start, a.bin)
 		if len(a.bins) == 0 {
@@ -144,7 +169,7 @@ func (a *accumulator) add(at time.Duration, d algorithms.Decision) {
 	w := max(d.Wait, 0)
 	adm := int64(at + w)
 	if w > 0 {
-		b = a.binAt(adm)
+		b = a.admAt(adm)
 	}
 	b.Passed++
 	b.WaitSum += w
@@ -159,6 +184,74 @@ func (a *accumulator) add(at time.Duration, d algorithms.Decision) {
 		a.waits.add(w)
 	}
 	a.window.add(adm)
+}
+
+// addBatch is add for every arrival of a batch with its decision (same
+// counts, same admissions in the same order), with the counters kept in
+// registers and the admission times handed to the window maximum in one
+// call (windowMax.addMany).
+func (a *accumulator) addBatch(arr []scenarios.Arrival, ds []algorithms.Decision) {
+	ds = ds[:len(arr)]
+	adm := a.adm[:0]
+	var passed, zero int64
+	// The counts of the cached bin (a.bins[a.curI]) since the last flush,
+	// in registers: incrementing the bin in memory would make every
+	// arrival wait for the previous one's store. They are flushed before
+	// anything that may move or merge the bins (locate, via binAtSlow or
+	// admAt) and at the end.
+	var cArrived, cBlocked, cPassed int64
+	flush := func() {
+		if cArrived != 0 {
+			b := &a.bins[a.curI]
+			b.Arrived += cArrived
+			b.Blocked += cBlocked
+			b.Passed += cPassed
+			cArrived, cBlocked, cPassed = 0, 0, 0
+		}
+	}
+	for j := range arr {
+		at, d := int64(arr[j].At), ds[j]
+		if uint64(at-a.curLo) >= uint64(a.curW) {
+			flush()
+			a.binAtSlow(at)
+		}
+		cArrived++
+		if !d.Pass {
+			cBlocked++
+			continue
+		}
+		passed++
+		if d.Wait <= 0 {
+			// An immediate pass: its admission is its arrival.
+			cPassed++
+			zero++
+			adm = append(adm, at)
+			continue
+		}
+		w := d.Wait
+		t := at + int64(w)
+		if uint64(t-a.admLo) >= uint64(a.admW) {
+			flush()
+		}
+		b := a.admAt(t)
+		b.Passed++
+		b.WaitSum += w
+		if w > b.WaitMax {
+			b.WaitMax = w
+		}
+		a.waits.add(w)
+		adm = append(adm, t)
+	}
+	flush()
+	n := int64(len(arr))
+	a.arrived += n
+	a.passed += passed
+	a.blocked += n - passed
+	// waitHist.add for the zero waits, as in add.
+	a.waits.n += zero
+	a.waits.zero += zero
+	a.adm = adm
+	a.window.addMany(adm)
 }
 
 // registryName is the part of a spec before the first ':'.

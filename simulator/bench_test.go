@@ -165,3 +165,61 @@ func BenchmarkBareLoop(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/run")
 }
+
+// BenchmarkLimitersLoop is bareLoop with BenchmarkEndToEnd's seven limiters
+// instead of seven fixed windows: the same arrivals, each decided by the
+// seven and counted into 50 ms bins, in one plain loop. It is the part of
+// EndToEnd's cost that the limiters' own decisions set; the difference
+// between the two is the engine (batches, goroutines, window maximum,
+// histogram, renderers).
+//
+//	go test -run '^$' -bench 'EndToEnd|BareLoop|LimitersLoop' -benchtime 1x ./simulator/
+func BenchmarkLimitersLoop(b *testing.B) {
+	const limit = 100_000.0
+	n := benchArrivals
+	if testing.Short() && os.Getenv("RATELIMIT_BENCH_ARRIVALS") == "" {
+		n = 1_000_000
+	}
+	duration := time.Duration(math.Ceil(float64(n)/(1.5*limit))) * time.Second
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		lims := make([]algorithms.Limiter, len(benchSpecs))
+		for k, spec := range benchSpecs {
+			l, err := algorithms.New(spec, limit)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lims[k] = l
+		}
+		nb := int(duration/DefaultBin) + 1
+		bins := make([][]Bin, len(lims))
+		for k := range bins {
+			bins[k] = make([]Bin, nb)
+		}
+		src := newPoissonStream(1.5*limit, n, uint64(i)+1)
+		var passed int64
+		for {
+			a, ok := src.Next()
+			if !ok {
+				break
+			}
+			j := min(int(a.At/DefaultBin), nb-1)
+			for k, l := range lims {
+				bin := &bins[k][j]
+				bin.Arrived++
+				if l.Decide(a.Clock).Pass {
+					bin.Passed++
+					passed++
+				} else {
+					bin.Blocked++
+				}
+			}
+		}
+		if passed == 0 {
+			b.Fatal("nothing passed")
+		}
+	}
+	b.ReportMetric(float64(n)*float64(len(benchSpecs))*float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/run")
+}

@@ -286,9 +286,7 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 	if err := limiterErr(lim); err != nil {
 		return err
 	}
-	for j := range arr {
-		acc.add(arr[j].At, ds[j])
-	}
+	acc.addBatch(arr, ds)
 	if rows != nil {
 		for j := range arr {
 			rows.row(b.seq+int64(j), arr[j].Clock, ds[j])

@@ -33,6 +33,16 @@ import (
 // while a dead prefix waits to be reclaimed), independent of the run's
 // length.
 //
+// While admissions come in order, the tracker does not build that slice: it
+// runs an in-order mode (see add) that counts the window ending at each
+// admission as it comes, with a two-pointer running count over a ring of
+// admission times, and keeps just enough (the boundary b the slice would
+// have, the admissions above b−W, the record counts) to switch to the
+// slice, in the state the slice would have reached by itself, at the first
+// admission out of order. Both give the same results; the in-order mode
+// touches each admission twice (written, then passed by the window's left
+// end) instead of sweeping it twice and moving it once.
+//
 // An admission that arrives out of order (earlier than the previous one) is
 // inserted at its place by binary search. As long as it is at or above b,
 // i.e. at most reorder behind the newest admission, no window it belongs to
@@ -55,7 +65,29 @@ type windowMax struct {
 	// settledAt is the right end of the first window that holds settled.
 	settledAt int64
 	late      int64
+
+	// The in-order mode (see add): ring[i&(len(ring)−1)] for i in
+	// [tail, n) are the admissions kept, in order; the window (t−W, t] of
+	// the newest admission t holds those from lo on. best is the largest
+	// count so far, first reached at bestAt; recs[rh:] are the records
+	// (each count larger than every earlier one) from the last one below
+	// b on. ring is nil before the first admission and after the switch
+	// to the sorted slice.
+	ring        []int64
+	tail, lo, n int64
+	best        int64
+	bestAt      int64
+	recs        []windowRecord
+	rh          int
 }
+
+// windowRecord is a window count larger than every earlier one, with the
+// right end of its window.
+type windowRecord struct{ at, count int64 }
+
+// ringMin is the initial length of the in-order mode's ring, a power of two
+// (a variable so that tests can make the ring fill and grow).
+var ringMin = 1024
 
 func newWindowMax(window, reorder time.Duration) *windowMax {
 	if reorder < 0 {
@@ -65,17 +97,215 @@ func newWindowMax(window, reorder time.Duration) *windowMax {
 }
 
 // add records one admission at time t (nanoseconds).
+//
+// While admissions come in order (t never below the newest) the tracker
+// runs in its in-order mode: a ring of admission times and a running
+// two-pointer count of the window (t−W, t] ending at each admission, so an
+// add is a store, (amortized) one comparison to move the window's left end
+// and one to update the maximum. It also keeps, without evaluating
+// anything, what the sorted-slice structure described on windowMax would
+// hold at that point (the boundary b, the admissions above b−W, and the
+// largest count below b via the records), so that the first out-of-order
+// admission switches to that structure (toSorted) in exactly the state it
+// would have reached by itself: results, the busiest window and the late
+// count are the same as if it had been used from the start.
 func (m *windowMax) add(t int64) {
-	// The common case, inlined: in order (t is the newest admission, so
-	// not late and it goes last), after the first settle, with room to
-	// append and nothing to settle yet.
-	if n := len(m.pts); m.bSet && t >= m.hi && n < cap(m.pts) && t-m.reorder-m.b <= m.w/4 {
-		m.pts = m.pts[:n+1]
-		m.pts[n] = t
-		m.hi = t
+	if n := m.n; t >= m.hi && n-m.tail < int64(len(m.ring)) {
+		r := m.ring
+		mask := int64(len(r) - 1)
+		r[n&mask] = t
+		n++
+		m.n, m.hi = n, t
+		// The window's left end moves by about one admission per admission:
+		// one step without a branch (a conditional move), then a loop for
+		// the rarer longer moves, so that the loop's branch is predictable.
+		lo, tw := m.lo, t-m.w
+		var step int64
+		if r[lo&mask] <= tw {
+			step = 1
+		}
+		lo += step
+		for r[lo&mask] <= tw {
+			lo++
+		}
+		m.lo = lo
+		if n-lo > m.best {
+			m.record(n-lo, t)
+		}
+		if t-m.reorder-m.b > m.w/4 {
+			m.advance(t - m.reorder)
+		}
 		return
 	}
-	m.addSlow(t)
+	m.addOther(t)
+}
+
+// addMany is add for each time of ts in turn. In the in-order mode it keeps
+// the ring's indexes in registers across admissions and moves the window's
+// left end without a data-dependent branch for up to two admissions (the
+// two comparisons load independently), which is what an admission costs
+// once the ring is in cache.
+func (m *windowMax) addMany(ts []int64) {
+	for len(ts) > 0 {
+		r := m.ring
+		if r == nil || ts[0] < m.hi || m.n-m.tail >= int64(len(r)) {
+			m.add(ts[0])
+			ts = ts[1:]
+			continue
+		}
+		mask := int64(len(r) - 1)
+		n, lo, hi, tail := m.n, m.lo, m.hi, m.tail
+		w, w4, reorder, b := m.w, m.w/4, m.reorder, m.b
+		k := 0
+		for ; k < len(ts); k++ {
+			t := ts[k]
+			if t < hi || n-tail >= int64(len(r)) {
+				break
+			}
+			r[n&mask] = t
+			n++
+			hi = t
+			tw := t - w
+			// r[n−1] = t > tw, so the second index, clamped to n−1, never
+			// steps past the newest admission.
+			var s1, s2, s3, s4 int64
+			if r[lo&mask] <= tw {
+				s1 = 1
+			}
+			if r[min(lo+1, n-1)&mask] <= tw {
+				s2 = 1
+			}
+			if r[min(lo+2, n-1)&mask] <= tw {
+				s3 = 1
+			}
+			if r[min(lo+3, n-1)&mask] <= tw {
+				s4 = 1
+			}
+			lo += s1 + s2 + s3 + s4
+			if s4 != 0 {
+				for r[lo&mask] <= tw {
+					lo++
+				}
+			}
+			if n-lo > m.best {
+				m.record(n-lo, t)
+			}
+			if t-reorder-b > w4 {
+				m.advance(t - reorder)
+				b = m.b
+			}
+		}
+		m.n, m.lo, m.hi = n, lo, hi
+		ts = ts[k:]
+	}
+}
+
+// record notes a new maximum c for the window ending at t. A record at the
+// same time as the previous one replaces it (the later one is the one the
+// sorted slice would evaluate), so there are no more records than distinct
+// admission times in the ring.
+func (m *windowMax) record(c, t int64) {
+	m.best, m.bestAt = c, t
+	if k := len(m.recs) - 1; k >= m.rh && k >= 0 && m.recs[k].at == t {
+		m.recs[k].count = c
+		return
+	}
+	m.recs = append(m.recs, windowRecord{t, c})
+}
+
+// advance moves the in-order mode's boundary b to nb, as a settle of the
+// sorted-slice structure would, and forgets the records that no longer
+// matter (all but the last one below nb).
+func (m *windowMax) advance(nb int64) {
+	m.b, m.bSet = nb, true
+	for m.rh+1 < len(m.recs) && m.recs[m.rh+1].at < nb {
+		m.rh++
+	}
+	if m.rh > 0 && m.rh >= len(m.recs)/2 {
+		k := copy(m.recs, m.recs[m.rh:])
+		m.recs = m.recs[:k]
+		m.rh = 0
+	}
+}
+
+// addOther is add when the in-order mode's inlined path does not apply:
+// the first admission, a full ring, an admission out of order, or the
+// sorted-slice structure already in use.
+func (m *windowMax) addOther(t int64) {
+	switch {
+	case !m.any:
+		// The first admission: b holds the base of the first settle (the
+		// earliest admission) until something is settled.
+		m.any, m.hi, m.b = true, t, t
+		m.ring = make([]int64, ringMin)
+	case m.ring == nil:
+		// The sorted-slice structure, with its own in-order fast path.
+		if n := len(m.pts); m.bSet && t >= m.hi && n < cap(m.pts) && t-m.reorder-m.b <= m.w/4 {
+			m.pts = m.pts[:n+1]
+			m.pts[n] = t
+			m.hi = t
+			return
+		}
+		m.addSlow(t)
+		return
+	case t < m.hi:
+		m.toSorted()
+		m.addSlow(t)
+		return
+	default:
+		m.makeRoom()
+	}
+	m.add(t)
+}
+
+// makeRoom frees a slot in the full ring: it drops the admissions at or
+// below b−W (no window the sorted-slice structure would still evaluate
+// holds them), or doubles the ring.
+func (m *windowMax) makeRoom() {
+	r := m.ring
+	mask := int64(len(r) - 1)
+	if m.bSet {
+		// The kept times are sorted: find the first above b−W by binary
+		// search (a scan would read every dropped time once more).
+		cut := m.b - m.w
+		m.tail += int64(sort.Search(int(m.lo-m.tail), func(i int) bool { return r[(m.tail+int64(i))&mask] > cut }))
+	}
+	if m.n-m.tail < int64(len(r)) {
+		return
+	}
+	nr := make([]int64, 2*len(r))
+	nmask := int64(len(nr) - 1)
+	for i := m.tail; i < m.n; i++ {
+		nr[i&nmask] = r[i&mask]
+	}
+	m.ring = nr
+}
+
+// toSorted switches from the in-order mode to the sorted-slice structure,
+// in the state that structure would have reached on the same admissions:
+// pts holds the admissions above b−W (all of them before the first
+// settle), and settled the largest count of a window ending below b, first
+// reached at settledAt (the last record below b).
+func (m *windowMax) toSorted() {
+	r := m.ring
+	mask := int64(len(r) - 1)
+	i := m.tail
+	for m.bSet && i < m.n && r[i&mask] <= m.b-m.w {
+		i++
+	}
+	pts := make([]int64, 0, max(2*(m.n-i), 64))
+	for ; i < m.n; i++ {
+		pts = append(pts, r[i&mask])
+	}
+	m.pts, m.head = pts, 0
+	if m.bSet {
+		rec := m.recs[m.rh]
+		m.settled, m.settledAt = rec.count, rec.at
+	} else {
+		m.b = 0
+	}
+	m.ring, m.recs, m.rh = nil, nil, 0
+	m.tail, m.lo, m.n = 0, 0, 0
 }
 
 // addSlow is add for every case.
@@ -157,11 +387,20 @@ func (m *windowMax) settle(nb int64) {
 
 // busiest returns the right end r of the first window (r−W, r] that holds
 // the maximum (call it after result); false when nothing was admitted.
-func (m *windowMax) busiest() (int64, bool) { return m.settledAt, m.settled > 0 }
+func (m *windowMax) busiest() (int64, bool) {
+	if m.ring != nil {
+		return m.bestAt, m.best > 0
+	}
+	return m.settledAt, m.settled > 0
+}
 
 // result settles the remaining windows and returns the maximum and the
 // number of late admissions (0 means the maximum is exact).
 func (m *windowMax) result() (max, late int64) {
+	if m.ring != nil {
+		// In order: every window has been evaluated, none is late.
+		return m.best, 0
+	}
 	if m.any {
 		m.settle(m.hi + 1)
 	}
