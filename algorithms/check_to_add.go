@@ -105,7 +105,7 @@ func (c *CheckToAdd) Spec() string {
 	if c.gap == 0 {
 		return c.inner.Spec()
 	}
-	return c.inner.Spec() + ",check-to-add=" + formatDuration(c.gap)
+	return c.inner.Spec() + ",check-to-add=" + FormatDuration(c.gap)
 }
 
 // Rate implements Limiter.

@@ -178,14 +178,14 @@ func TestCheckToAddMatchesBruteForceModel(t *testing.T) {
 			var spec string
 			switch m.kind {
 			case "fixed-window", "sliding-log", "sliding-window-counter":
-				spec = fmt.Sprintf("%s:limit=%s,window=%s", m.kind, formatFloat(limit), formatDuration(m.window))
+				spec = fmt.Sprintf("%s:limit=%s,window=%s", m.kind, formatFloat(limit), FormatDuration(m.window))
 			case "leap-array":
 				spec = fmt.Sprintf("leap-array:limit=%s,sample-count=%d,interval=%dms", formatFloat(limit), m.n, m.ims)
 			case "warm-up":
 				m.limit = limit * 4
 				spec = fmt.Sprintf("warm-up:limit=%s,warm-up=2s,sample-count=2", formatFloat(m.limit))
 			}
-			spec += ",check-to-add=" + formatDuration(gap)
+			spec += ",check-to-add=" + FormatDuration(gap)
 			l := mustNew(t, spec, 0)
 			for i, at := range trace {
 				want := m.decide(at)
@@ -209,7 +209,7 @@ func TestCheckToAddOvershootIsPassesInFlight(t *testing.T) {
 		trace := monotoneTrace(rng, 3000)
 		gap := modelGaps[trial%len(modelGaps)]
 		limit := []float64{1, 3, 10, 7.5}[trial%4]
-		l := mustNew(t, fmt.Sprintf("sliding-log:limit=%s,window=100ms,check-to-add=%s", formatFloat(limit), formatDuration(gap)), 0)
+		l := mustNew(t, fmt.Sprintf("sliding-log:limit=%s,window=100ms,check-to-add=%s", formatFloat(limit), FormatDuration(gap)), 0)
 		var passes []time.Duration
 		for _, at := range trace {
 			if !l.Decide(at).Pass {

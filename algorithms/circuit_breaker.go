@@ -255,10 +255,10 @@ func (b *CircuitBreaker) current(t int64) bool {
 func (b *CircuitBreaker) Spec() string {
 	s := "circuit-breaker:strategy=" + b.cfg.Strategy.String()
 	if b.cfg.Strategy == SlowRatio {
-		s += ",max-rt=" + formatDuration(b.cfg.MaxRT)
+		s += ",max-rt=" + FormatDuration(b.cfg.MaxRT)
 	}
 	return s + fmt.Sprintf(",threshold=%s,min-requests=%d,stat-interval=%s,recovery=%s",
-		formatFloat(b.cfg.Threshold), b.cfg.MinRequests, formatDuration(b.cfg.StatInterval), formatDuration(b.cfg.Recovery))
+		formatFloat(b.cfg.Threshold), b.cfg.MinRequests, FormatDuration(b.cfg.StatInterval), FormatDuration(b.cfg.Recovery))
 }
 
 // Rate implements Limiter: a breaker limits no rate, so 0.

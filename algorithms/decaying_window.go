@@ -187,7 +187,7 @@ func mod(a, n int64) int64 {
 // Spec implements Limiter.
 func (d *DecayingWindow) Spec() string {
 	return fmt.Sprintf("decaying-window:limit=%s,window=%s,buckets=%d,decay=%s",
-		formatFloat(d.cfg.Limit), formatDuration(d.cfg.Window), d.cfg.Buckets, formatDuration(d.cfg.Decay))
+		formatFloat(d.cfg.Limit), FormatDuration(d.cfg.Window), d.cfg.Buckets, FormatDuration(d.cfg.Decay))
 }
 
 // Rate implements Limiter.

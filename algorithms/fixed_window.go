@@ -86,7 +86,7 @@ func (f *FixedWindow) advance(t time.Duration) int64 {
 
 // Spec implements Limiter.
 func (f *FixedWindow) Spec() string {
-	return fmt.Sprintf("fixed-window:limit=%s,window=%s", formatFloat(f.cfg.Limit), formatDuration(f.cfg.Window))
+	return fmt.Sprintf("fixed-window:limit=%s,window=%s", formatFloat(f.cfg.Limit), FormatDuration(f.cfg.Window))
 }
 
 // Rate implements Limiter.

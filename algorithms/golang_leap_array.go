@@ -71,7 +71,7 @@ func (l *GoLeapArray) SampleCount() int { return l.cfg.SampleCount }
 // Spec implements Limiter.
 func (l *GoLeapArray) Spec() string {
 	return fmt.Sprintf("leap-array:limit=%s,sample-count=%d,interval=%s,flavor=go",
-		formatFloat(l.cfg.Limit), l.cfg.SampleCount, formatDuration(l.cfg.Interval))
+		formatFloat(l.cfg.Limit), l.cfg.SampleCount, FormatDuration(l.cfg.Interval))
 }
 
 // Rate implements Limiter: Limit per Interval.

@@ -105,7 +105,7 @@ func (t *GoThrottling) Record(time.Duration) {}
 // Spec implements Limiter.
 func (t *GoThrottling) Spec() string {
 	return fmt.Sprintf("leaky-bucket:limit=%s,interval=%s,max-queue=%s,flavor=go",
-		formatFloat(t.cfg.Limit), formatDuration(t.cfg.Interval), formatDuration(t.cfg.MaxQueue))
+		formatFloat(t.cfg.Limit), FormatDuration(t.cfg.Interval), FormatDuration(t.cfg.MaxQueue))
 }
 
 // Rate implements Limiter.

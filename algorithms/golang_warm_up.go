@@ -161,7 +161,7 @@ func (u *GoWarmUp) Record(at time.Duration) { u.statistics.add(u.clock.ms(at)) }
 // Spec implements Limiter.
 func (u *GoWarmUp) Spec() string {
 	return fmt.Sprintf("warm-up:limit=%s,warm-up=%s,cold-factor=%d,sample-count=%d,interval=%s,flavor=go",
-		formatFloat(u.cfg.Limit), formatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, u.cfg.SampleCount, formatDuration(u.cfg.Interval))
+		formatFloat(u.cfg.Limit), FormatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, u.cfg.SampleCount, FormatDuration(u.cfg.Interval))
 }
 
 // Rate implements Limiter: Limit per Interval.
@@ -268,8 +268,8 @@ func (u *GoWarmUpRateLimiter) Record(at time.Duration) { u.statistics.add(u.cloc
 // Spec implements Limiter.
 func (u *GoWarmUpRateLimiter) Spec() string {
 	return fmt.Sprintf("warm-up-rate-limiter:limit=%s,warm-up=%s,cold-factor=%d,max-queue=%s,sample-count=%d,interval=%s,flavor=go",
-		formatFloat(u.cfg.Limit), formatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, formatDuration(u.cfg.MaxQueue),
-		u.cfg.SampleCount, formatDuration(u.cfg.Interval))
+		formatFloat(u.cfg.Limit), FormatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, FormatDuration(u.cfg.MaxQueue),
+		u.cfg.SampleCount, FormatDuration(u.cfg.Interval))
 }
 
 // Rate implements Limiter: Limit per Interval.

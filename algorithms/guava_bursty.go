@@ -90,7 +90,7 @@ func (l *GuavaBursty) Record(time.Duration) {}
 // Spec implements Limiter.
 func (l *GuavaBursty) Spec() string {
 	return fmt.Sprintf("guava-bursty:rate=%s,max-burst=%s,timeout=%s",
-		formatFloat(l.cfg.Rate), formatDuration(l.cfg.MaxBurst), formatGuavaTimeout(l.cfg.Timeout))
+		formatFloat(l.cfg.Rate), FormatDuration(l.cfg.MaxBurst), formatGuavaTimeout(l.cfg.Timeout))
 }
 
 // Rate implements Limiter.

@@ -121,7 +121,7 @@ func formatGuavaTimeout(d time.Duration) string {
 	if d == InfiniteTimeout {
 		return "inf"
 	}
-	return formatDuration(d)
+	return FormatDuration(d)
 }
 
 // guavaMaxWait is the longest wait a pass can get: the timeout, or no

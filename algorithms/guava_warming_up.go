@@ -89,7 +89,7 @@ func (l *GuavaWarmingUp) Record(time.Duration) {}
 // Spec implements Limiter.
 func (l *GuavaWarmingUp) Spec() string {
 	return fmt.Sprintf("guava-warming-up:rate=%s,warm-up=%s,cold-factor=%s,timeout=%s",
-		formatFloat(l.cfg.Rate), formatDuration(l.cfg.WarmUp), formatFloat(l.cfg.ColdFactor), formatGuavaTimeout(l.cfg.Timeout))
+		formatFloat(l.cfg.Rate), FormatDuration(l.cfg.WarmUp), formatFloat(l.cfg.ColdFactor), formatGuavaTimeout(l.cfg.Timeout))
 }
 
 // Rate implements Limiter.

@@ -148,7 +148,7 @@ func (l *LeapArray) SampleCount() int { return l.cfg.SampleCount }
 // Spec implements Limiter.
 func (l *LeapArray) Spec() string {
 	return fmt.Sprintf("leap-array:limit=%s,sample-count=%d,interval=%s",
-		formatFloat(l.cfg.Limit), l.cfg.SampleCount, formatDuration(l.cfg.Interval))
+		formatFloat(l.cfg.Limit), l.cfg.SampleCount, FormatDuration(l.cfg.Interval))
 }
 
 // Rate implements Limiter.

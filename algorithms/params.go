@@ -65,9 +65,10 @@ func divisorsNear(n int64, k int) string {
 // fixed notation: 1000000, never 1e+06, so a spec reads as it is written.
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// formatDuration prints a duration in Go syntax with a single unit where
-// one fits exactly ("1s", "500ms", "60s", "1500us"), so specs stay short.
-func formatDuration(d time.Duration) string {
+// FormatDuration prints a duration in Go syntax with a single unit where
+// one fits exactly ("1s", "500ms", "60s", "1500us"), so specs stay short;
+// every spec string of the lab writes its durations this way.
+func FormatDuration(d time.Duration) string {
 	switch {
 	case d == 0:
 		return "0s"

@@ -117,7 +117,7 @@ func (r *SeedRing) advance(now int64) {
 
 // Spec implements Limiter.
 func (r *SeedRing) Spec() string {
-	return fmt.Sprintf("seed-ring:limit=%s,window=%s,buckets=%d", formatFloat(r.cfg.Limit), formatDuration(r.cfg.Window), r.cfg.Buckets)
+	return fmt.Sprintf("seed-ring:limit=%s,window=%s,buckets=%d", formatFloat(r.cfg.Limit), FormatDuration(r.cfg.Window), r.cfg.Buckets)
 }
 
 // Rate implements Limiter.

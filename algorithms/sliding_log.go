@@ -130,7 +130,7 @@ func (s *SlidingLog) forget() {
 // Spec implements Limiter.
 func (s *SlidingLog) Spec() string {
 	return fmt.Sprintf("sliding-log:limit=%s,window=%s,history=%s",
-		formatFloat(s.cfg.Limit), formatDuration(s.cfg.Window), formatDuration(s.cfg.History))
+		formatFloat(s.cfg.Limit), FormatDuration(s.cfg.Window), FormatDuration(s.cfg.History))
 }
 
 // Rate implements Limiter.

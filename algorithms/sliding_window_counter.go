@@ -99,7 +99,7 @@ func (s *SlidingWindowCounter) advance(t time.Duration) int64 {
 
 // Spec implements Limiter.
 func (s *SlidingWindowCounter) Spec() string {
-	return fmt.Sprintf("sliding-window-counter:limit=%s,window=%s", formatFloat(s.cfg.Limit), formatDuration(s.cfg.Window))
+	return fmt.Sprintf("sliding-window-counter:limit=%s,window=%s", formatFloat(s.cfg.Limit), FormatDuration(s.cfg.Window))
 }
 
 // Rate implements Limiter.

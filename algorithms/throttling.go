@@ -117,7 +117,7 @@ func queue(latest *int64, cost, maxQueue, cur int64) (int64, bool) {
 // Spec implements Limiter.
 func (t *Throttling) Spec() string {
 	return fmt.Sprintf("leaky-bucket:limit=%s,interval=%s,max-queue=%s",
-		formatFloat(t.cfg.Limit), formatDuration(t.cfg.Interval), formatDuration(t.cfg.MaxQueue))
+		formatFloat(t.cfg.Limit), FormatDuration(t.cfg.Interval), FormatDuration(t.cfg.MaxQueue))
 }
 
 // Rate implements Limiter.

@@ -177,7 +177,7 @@ func (u *WarmUp) Check(now time.Duration) Decision {
 // Spec implements Limiter.
 func (u *WarmUp) Spec() string {
 	return fmt.Sprintf("warm-up:limit=%s,warm-up=%s,cold-factor=%d,sample-count=%d,interval=%s",
-		formatFloat(u.cfg.Limit), formatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, u.cfg.SampleCount, formatDuration(u.cfg.Interval))
+		formatFloat(u.cfg.Limit), FormatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, u.cfg.SampleCount, FormatDuration(u.cfg.Interval))
 }
 
 // Rate implements Limiter.

@@ -126,7 +126,7 @@ func (u *WarmUpRateLimiter) Check(now time.Duration) Decision {
 // Spec implements Limiter.
 func (u *WarmUpRateLimiter) Spec() string {
 	return fmt.Sprintf("warm-up-rate-limiter:limit=%s,warm-up=%s,cold-factor=%d,max-queue=%s",
-		formatFloat(u.cfg.Limit), formatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, formatDuration(u.cfg.MaxQueue))
+		formatFloat(u.cfg.Limit), FormatDuration(u.cfg.WarmUp), u.cfg.ColdFactor, FormatDuration(u.cfg.MaxQueue))
 }
 
 // Rate implements Limiter.

@@ -74,7 +74,7 @@ func TestGCRAEqualsRedisRate(t *testing.T) {
 				clock = "instance"
 				trace = wholeMsTrace(r, 400, 3*period)
 			}
-			spec := fmt.Sprintf("redis-gcra:rate=%d,burst=%d,period=%s,clock=%s", rate, burst, fmtDur(period), clock)
+			spec := fmt.Sprintf("redis-gcra:rate=%d,burst=%d,period=%s,clock=%s", rate, burst, algorithms.FormatDuration(period), clock)
 			l := mustNew(t, spec, b)
 			got := decideAll(t, l, trace)
 			key := fmt.Sprintf("ref-%s-%d", t.Name(), round)

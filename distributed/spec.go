@@ -349,11 +349,11 @@ func (s *Spec) String() string {
 	b.WriteString(s.Kind + ":")
 	switch s.Kind {
 	case GCRA:
-		fmt.Fprintf(&b, "rate=%d,burst=%d,period=%s", s.Rate, s.Burst, fmtDur(s.Period))
+		fmt.Fprintf(&b, "rate=%d,burst=%d,period=%s", s.Rate, s.Burst, algorithms.FormatDuration(s.Period))
 	case Script:
-		fmt.Fprintf(&b, "file=%s,limit=%d,window=%s", s.File, s.Limit, fmtDur(s.Window))
+		fmt.Fprintf(&b, "file=%s,limit=%d,window=%s", s.File, s.Limit, algorithms.FormatDuration(s.Window))
 	default:
-		fmt.Fprintf(&b, "limit=%d,window=%s", s.Limit, fmtDur(s.Window))
+		fmt.Fprintf(&b, "limit=%d,window=%s", s.Limit, algorithms.FormatDuration(s.Window))
 	}
 	switch s.Kind {
 	case SlidingLog:
@@ -369,7 +369,7 @@ func (s *Spec) String() string {
 	if s.ClockRedis {
 		clock = "redis"
 	}
-	fmt.Fprintf(&b, ",instances=%d,skew=%s,rtt=%s,clock=%s", s.Instances, fmtDur(s.Skew), fmtDur(s.RTT), clock)
+	fmt.Fprintf(&b, ",instances=%d,skew=%s,rtt=%s,clock=%s", s.Instances, algorithms.FormatDuration(s.Skew), algorithms.FormatDuration(s.RTT), clock)
 	return b.String()
 }
 
@@ -418,18 +418,3 @@ func gcd(a, b int64) int64 {
 }
 
 func lcm(a, b int64) int64 { return a / gcd(a, b) * b }
-
-// fmtDur prints a duration with a single unit where one fits exactly.
-func fmtDur(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0s"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	case d%time.Millisecond == 0:
-		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
-	case d%time.Microsecond == 0:
-		return strconv.FormatInt(int64(d/time.Microsecond), 10) + "us"
-	}
-	return strconv.FormatInt(int64(d), 10) + "ns"
-}
