@@ -42,19 +42,7 @@ func TestBreakerBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			_, stderr, code := binary(t, append(tc.args, "--out", out, "--quiet")...)
-			if code == 0 {
-				t.Fatalf("exit 0, want non-zero; stderr %q", stderr)
-			}
-			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") {
-				t.Errorf("stderr is not one line: %q", stderr)
-			}
-			if !strings.Contains(stderr, tc.want) {
-				t.Errorf("stderr %q lacks %q", stderr, tc.want)
-			}
-			if _, err := os.Stat(out); err == nil {
-				t.Errorf("%s exists after a failed run", out)
-			}
+			checkBadInput(t, out, tc.want, append(tc.args, "--out", out)...)
 		})
 	}
 }

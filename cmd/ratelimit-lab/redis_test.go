@@ -123,20 +123,7 @@ func TestRedisBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			args := append(slices.Clone(tc.args), "--quiet", "--out", out)
-			_, stderr, code := binary(t, args...)
-			if code == 0 {
-				t.Fatalf("exit 0, want non-zero; stderr %q", stderr)
-			}
-			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") {
-				t.Errorf("stderr is not one line: %q", stderr)
-			}
-			if !strings.Contains(stderr, tc.want) {
-				t.Errorf("stderr %q lacks %q", stderr, tc.want)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("%s exists after a failed run", out)
-			}
+			checkBadInput(t, out, tc.want, append(slices.Clone(tc.args), "--out", out)...)
 		})
 	}
 }
