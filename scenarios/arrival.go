@@ -44,8 +44,9 @@ type Arrival struct {
 	// cost column); 0 means 1.
 	Cost int32
 	// CPU (utilisation 0–1) and Load1 script the signals adaptive limiters
-	// sample: each value holds from its arrival's time on. Negative means
-	// the stream has no such column.
+	// sample: each value holds from its arrival's time on. Streams without
+	// those columns leave them 0; a stream that has them says so (the
+	// adaptive limiters' helper adds that interface, like KeyedStream).
 	CPU, Load1 float32
 }
 
