@@ -144,7 +144,14 @@ var (
 	pFlavor      = p("flavor", "java", "java (Alibaba Sentinel 1.8) or go (sentinel-golang, limit counted per interval)", kindString)
 )
 
-var kinds = []kind{
+// kinds is every limiter the registry builds, in the order `list` shows
+// them: the core table below, then each family's own table, declared in
+// that family's file (one line here per family).
+var kinds = slices.Concat(
+	coreKinds,
+)
+
+var coreKinds = []kind{
 	{
 		info: Info{Name: "fixed-window", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count+1 ≤ limit",
 			Reference: "the definition"},

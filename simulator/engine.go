@@ -277,8 +277,16 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 	ds = ds[:len(arr)]
 	t0 := time.Now()
 	if !decideBatch(lim, arr, ds) {
-		for j := range arr {
-			ds[j] = lim.Decide(arr[j].Clock)
+		if rl, ok := lim.(algorithms.RequestLimiter); ok {
+			var r algorithms.Request
+			for j := range arr {
+				requestOf(&arr[j], &r)
+				ds[j] = rl.DecideRequest(arr[j].Clock, &r)
+			}
+		} else {
+			for j := range arr {
+				ds[j] = lim.Decide(arr[j].Clock)
+			}
 		}
 	}
 	acc.decideNs += int64(time.Since(t0))
@@ -378,4 +386,11 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// requestOf fills r with what a RequestLimiter reads of a.
+func requestOf(a *scenarios.Arrival, r *algorithms.Request) {
+	r.Keys = a.Keys
+	r.Cost = a.Weight()
+	r.Priority = a.Priority
 }
