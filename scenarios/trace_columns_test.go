@@ -220,3 +220,28 @@ func FuzzParseTraceColumns(f *testing.F) {
 		}
 	})
 }
+
+// The columns are known before the first arrival is read, and reading
+// them does not lose the first arrival.
+func TestTraceColumnsBeforeNext(t *testing.T) {
+	st := NewTraceReader(strings.NewReader("t_ms,ip,user\n5,a,u\n"), "t.csv")
+	if c := st.(KeyedStream).KeyColumns(); len(c) != 1 || c[0] != "ip" || !StreamColumns(st).User {
+		t.Fatalf("columns before Next: %v %+v", c, StreamColumns(st))
+	}
+	got, err := readAll(st)
+	if err != nil || len(got) != 1 || got[0].At != 5*time.Millisecond {
+		t.Fatalf("%+v %v", got, err)
+	}
+	bad := NewTraceReader(strings.NewReader("t_ms,a,a\n5,1,2\n"), "t.csv")
+	if c := bad.(KeyedStream).KeyColumns(); c != nil {
+		t.Fatalf("bad header has columns %v", c)
+	}
+	if _, ok := bad.Next(); ok || bad.Err() == nil || !strings.HasPrefix(bad.Err().Error(), "t.csv:1: column \"a\" appears twice") {
+		t.Fatalf("bad header: %v", bad.Err())
+	}
+	empty := NewTraceReader(strings.NewReader(""), "t.csv")
+	empty.(KeyedStream).KeyColumns()
+	if _, ok := empty.Next(); ok || empty.Err() == nil || !strings.Contains(empty.Err().Error(), "the trace is empty") {
+		t.Fatalf("empty: %v", empty.Err())
+	}
+}
