@@ -50,8 +50,8 @@ const (
 // in order, when --time-field is not given.
 var jsonTimeFields = []string{"time", "timestamp", "ts", "@timestamp", "msec", "time_iso8601", "time_local", "date"}
 
-// maxLogLine bounds one line of an access log.
-const maxLogLine = 1 << 20
+// logBuffer is the read buffer of an access log, and so the longest line.
+const logBuffer = 256 << 10
 
 // LogOptions say how to read a trace file (see OpenLog).
 type LogOptions struct {
@@ -111,7 +111,7 @@ func openInput(path, name string) (*input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the trace (%s); check the path", name, oneLine(err.Error()))
 	}
-	in := &input{br: bufio.NewReaderSize(f, 256<<10), closer: []io.Closer{f}}
+	in := &input{br: bufio.NewReaderSize(f, logBuffer), closer: []io.Closer{f}}
 	if magic, _ := in.br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(in.br)
 		if err != nil {
@@ -119,7 +119,7 @@ func openInput(path, name string) (*input, error) {
 			return nil, fmt.Errorf("%s: the file starts like gzip but cannot be read (%s); check that it is a whole .gz file", name, oneLine(err.Error()))
 		}
 		in.closer = append(in.closer, gz)
-		in.br = bufio.NewReaderSize(gz, 256<<10)
+		in.br = bufio.NewReaderSize(gz, logBuffer)
 	}
 	return in, nil
 }
