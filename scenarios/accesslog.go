@@ -688,14 +688,50 @@ func (s *logStream) clfTime(rec *clfRecord) (int64, bool) {
 	}
 	sec, ok := parseTimeLocal(tl)
 	if !ok {
-		s.fail("the time [%s] is not [day/Mon/year:hour:minute:second zone], e.g. [10/Oct/2000:13:55:36 -0700]; fix the line", clip(string(tl)))
-		return 0, false
+		// Apache's %{...}t.%{msec_frac}t ([10/Oct/2000:13:55:36.123 -0700])
+		// or a number ([1700000000.123], [1700000000123]).
+		ns, frac, ok := parseTimeLocalFrac(tl)
+		if !ok {
+			var msg string
+			if ns, frac, msg = jsonTime(tl); msg != "" || len(tl) == 0 || tl[0] < '0' || tl[0] > '9' || bytes.IndexByte(tl, '/') >= 0 {
+				s.fail("the time [%s] is not [day/Mon/year:hour:minute:second zone], e.g. [10/Oct/2000:13:55:36 -0700] (or with .123 after the seconds, or seconds since 1970); fix the line", clip(string(tl)))
+				return 0, false
+			}
+		}
+		if frac {
+			s.whole = false
+		}
+		return ns, true
 	}
 	if len(tl) <= len(s.lastTL) {
 		s.lastTLn = copy(s.lastTL[:], tl)
 		s.lastTLs = sec
 	}
 	return sec * int64(time.Second), true
+}
+
+// parseTimeLocalFrac parses $time_local with a fraction of a second after
+// the seconds, "10/Oct/2000:13:55:36.123 -0700" (Apache's
+// %{%d/%b/%Y:%H:%M:%S}t.%{msec_frac}t %{%z}t), to Unix nanoseconds.
+func parseTimeLocalFrac(b []byte) (ns int64, frac bool, ok bool) {
+	if len(b) < 28 || b[20] != '.' {
+		return 0, false, false
+	}
+	sp := bytes.IndexByte(b[21:], ' ')
+	if sp < 1 || sp > 9 || !allDigits(string(b[21:21+sp])) {
+		return 0, false, false
+	}
+	var whole [26]byte
+	copy(whole[:20], b[:20])
+	if copy(whole[20:], b[21+sp:]) != 6 || len(b[21+sp:]) != 6 {
+		return 0, false, false
+	}
+	sec, ok := parseTimeLocal(whole[:])
+	if !ok {
+		return 0, false, false
+	}
+	f, _, _ := decimalNanos(append([]byte("0."), b[21:21+sp]...), int64(time.Second))
+	return sec*int64(time.Second) + f, true, true
 }
 
 var months = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
