@@ -245,3 +245,39 @@ func TestTraceColumnsBeforeNext(t *testing.T) {
 		t.Fatalf("empty: %v", empty.Err())
 	}
 }
+
+// BenchmarkParseKeyedCSV reads a trace with a key, a user and a cost
+// column (10,000 keys) and reports lines per second.
+func BenchmarkParseKeyedCSV(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("t_ms,key,user,cost\n")
+	const lines = 200_000
+	for i := 0; i < lines; i++ {
+		sb.WriteString(fmtMillis(time.Duration(i) * 50 * time.Microsecond))
+		sb.WriteString(",10.0.")
+		sb.WriteString(strings.Repeat("1", 1+i%3))
+		sb.WriteString(".")
+		sb.WriteString(fmtMillis(time.Duration(i%10000) * time.Millisecond))
+		sb.WriteString(",u")
+		sb.WriteString(fmtMillis(time.Duration(i%200) * time.Millisecond))
+		sb.WriteString(",1\n")
+	}
+	data := sb.String()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n int64
+	for i := 0; i < b.N; i++ {
+		st := NewTraceReader(strings.NewReader(data), "bench.csv")
+		for {
+			if _, ok := st.Next(); !ok {
+				break
+			}
+			n++
+		}
+		if err := st.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lines/s")
+}
