@@ -147,13 +147,22 @@ func DetectFormat(first []byte) string {
 	return FormatCommon
 }
 
-// firstLine peeks at the first line of the input without consuming it.
+// firstLine peeks at the first non-blank line of the input (in its first
+// 64 kB) without consuming it, without a byte-order mark.
 func firstLine(br *bufio.Reader) []byte {
 	b, _ := br.Peek(64 << 10)
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	for {
+		line := b
+		i := bytes.IndexByte(b, '\n')
+		if i >= 0 {
+			line, b = b[:i], b[i+1:]
+		}
+		line = bytes.TrimRight(line, "\r")
+		if len(bytes.TrimSpace(line)) > 0 || i < 0 {
+			return line
+		}
 	}
-	return bytes.TrimRight(b, "\r")
 }
 
 // OpenLog opens a trace file of any format (gzipped or not) as a stream.
@@ -226,9 +235,6 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 	if err := s.bindFields(o); err != nil {
 		return nil, err
 	}
-	if format != FormatJSONL {
-		s.msec = hasMsecPrefix(first)
-	}
 	return s, nil
 }
 
@@ -280,14 +286,15 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 
 // logStream reads an access log lazily, one line per Next.
 type logStream struct {
-	name     string
-	in       *input
-	format   string
-	msec     bool // each line starts with $msec
-	line     int
-	err      error
-	done     bool
-	scanning bool // ScanLog's pass: times before the first line are fine
+	name      string
+	in        *input
+	format    string
+	msec      bool // each line starts with $msec
+	msecKnown bool
+	line      int
+	err       error
+	done      bool
+	scanning  bool // ScanLog's pass: times before the first line are fine
 
 	origin    int64 // Unix ns of time 0
 	hasOrigin bool
@@ -485,6 +492,10 @@ func (s *logStream) Next() (Arrival, bool) {
 		}
 	} else {
 		rec := &s.clf
+		if !s.msecKnown {
+			// The first line decides whether every line starts with $msec.
+			s.msec, s.msecKnown = hasMsecPrefix(line), true
+		}
 		if msg := s.parseCLF(line, rec); msg != "" {
 			return s.fail("%s", msg)
 		}

@@ -244,6 +244,15 @@ func TestAccessLogErrors(t *testing.T) {
 	}
 }
 
+// Blank lines and a byte-order mark before the first line change nothing.
+func TestAccessLogLeadingBlankLines(t *testing.T) {
+	p := writeTemp(t, "b.log", "\ufeff\n\r\n1700000000.5 "+clfLine+"\n1700000001.25 "+clfLine+"\n")
+	info, err := ScanLog(p, "b.log", LogOptions{})
+	if err != nil || info.Format != FormatCombined || info.WholeSeconds || info.End != 750*time.Millisecond || info.N != 2 {
+		t.Fatalf("%+v %v", info, err)
+	}
+}
+
 func TestAccessLogDetails(t *testing.T) {
 	data := strings.Join([]string{
 		// Blank lines are skipped; CRLF is fine; an escaped quote stays in
