@@ -46,11 +46,11 @@ type LeapArray struct {
 	// the window count R passes iff R ≤ passUpTo or R ≥ passFrom (see
 	// passThresholds).
 	passUpTo, passFrom int64
-	// occ is the prioritized-entry state (nil when OccupyTimeout is 0);
-	// slow is set once a request has borrowed from a future window: from
-	// then on every decision runs Sentinel's exact path (decideExact).
-	occ  *occupy
-	slow bool
+	// occ is the prioritized-entry state, built at the first borrow;
+	// slow is set then: from then on every decision runs Sentinel's exact
+	// path (decideExact). reported: the caller reports exits (Exit).
+	occ            *occupy
+	slow, reported bool
 }
 
 // NewLeapArray validates c and builds the limiter.
@@ -70,7 +70,7 @@ func NewLeapArray(c LeapArrayConfig) (*LeapArray, error) {
 		statistics: newBuckets(c.SampleCount, w),
 	}
 	l.passUpTo, l.passFrom = passThresholds(func(r int64) bool { return leapPasses(r, l.intervalS, c.Limit) }, saturation(l.intervalS))
-	if err := l.initOccupy(ims, w); err != nil {
+	if err := l.initOccupy(ims); err != nil {
 		return nil, err
 	}
 	return l, nil

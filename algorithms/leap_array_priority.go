@@ -55,8 +55,7 @@ type occupy struct {
 	// exits are the admission instants (absolute ms, ascending) of the
 	// waited requests whose exit has not run yet; unused when the caller
 	// reports exits.
-	exits    []int64
-	reported bool
+	exits []int64
 }
 
 func (o *occupy) stateBytes() int {
@@ -66,8 +65,9 @@ func (o *occupy) stateBytes() int {
 	return 16*len(o.bstart) + 8*cap(o.exits) + 64
 }
 
-// initOccupy validates the occupy timeout and builds its state.
-func (l *LeapArray) initOccupy(intervalMs, w int64) error {
+// initOccupy validates the occupy timeout; the state is built at the
+// first borrow (newOccupy), so a run without one keeps none.
+func (l *LeapArray) initOccupy(intervalMs int64) error {
 	d := l.cfg.OccupyTimeout
 	if d == 0 {
 		return nil
@@ -79,10 +79,15 @@ func (l *LeapArray) initOccupy(intervalMs, w int64) error {
 	if ms > intervalMs && d != DefaultOccupyTimeout {
 		return fmt.Errorf("leap-array: occupy-timeout %v is longer than the interval %v; Sentinel ignores such a value (OccupyTimeoutProperty.updateTimeout) and keeps 500ms: give at most %v", d, l.cfg.Interval, l.cfg.Interval)
 	}
+	return nil
+}
+
+// newOccupy builds the prioritized-entry state: an empty borrow array.
+func (l *LeapArray) newOccupy() *occupy {
 	n := l.cfg.SampleCount
 	o := &occupy{
-		timeoutMs: ms,
-		maxCount:  l.cfg.Limit * float64(intervalMs) / 1000,
+		timeoutMs: int64(l.cfg.OccupyTimeout / time.Millisecond),
+		maxCount:  l.cfg.Limit * float64(l.cfg.Interval/time.Millisecond) / 1000,
 		bstart:    make([]int64, n),
 		bcount:    make([]int64, n),
 	}
@@ -90,7 +95,7 @@ func (l *LeapArray) initOccupy(intervalMs, w int64) error {
 		o.bstart[i] = emptySlot
 	}
 	l.occ = o
-	return nil
+	return o
 }
 
 // Borrower is a RequestLimiter whose waits of prioritized requests are
@@ -115,7 +120,7 @@ type Exiter interface {
 }
 
 // Borrows implements Borrower: true when occupy-timeout is not 0.
-func (l *LeapArray) Borrows() bool { return l.occ != nil }
+func (l *LeapArray) Borrows() bool { return l.cfg.OccupyTimeout > 0 }
 
 // OccupyTimeout is the occupy timeout (0 when prioritized requests are
 // treated as ordinary ones).
@@ -125,7 +130,7 @@ func (l *LeapArray) OccupyTimeout() time.Duration { return l.cfg.OccupyTimeout }
 // a prioritized one may wait for a future bucket (see the file comment).
 // Keys and cost are not read (acquireCount is 1).
 func (l *LeapArray) DecideRequest(now time.Duration, r *Request) Decision {
-	if !r.Priority || l.occ == nil {
+	if !r.Priority || l.cfg.OccupyTimeout <= 0 {
 		return l.Decide(now)
 	}
 	t := l.epoch + floorMs(now)
@@ -141,12 +146,7 @@ func (l *LeapArray) DecideRequest(now time.Duration, r *Request) Decision {
 
 // ReportExits tells the limiter that the caller calls Exit for every
 // admitted request, so it stops assuming exits at admission.
-func (l *LeapArray) ReportExits() {
-	if l.occ != nil {
-		l.occ.reported = true
-		l.occ.exits = l.occ.exits[:0]
-	}
-}
+func (l *LeapArray) ReportExits() { l.reported = true }
 
 // Exit is StatisticSlot.exit of an admitted request at at: it reads the
 // window (currentWindow), which moves the borrowed passes of the bucket
@@ -163,7 +163,7 @@ func (l *LeapArray) Exit(at time.Duration) {
 // decideExact is DefaultController and StatisticSlot on the occupiable
 // array, slot by slot as Sentinel runs them.
 func (l *LeapArray) decideExact(t int64, prioritized bool) Decision {
-	if o := l.occ; !o.reported && len(o.exits) > 0 && o.exits[0] <= t {
+	if o := l.occ; !l.reported && len(o.exits) > 0 && o.exits[0] <= t {
 		l.runExits(t)
 	}
 	r := l.passCount(t)
@@ -183,6 +183,9 @@ func (l *LeapArray) decideExact(t int64, prioritized bool) Decision {
 // the window blocked the request at t.
 func (l *LeapArray) occupyNext(t int64) Decision {
 	o := l.occ
+	if o == nil {
+		o = l.newOccupy()
+	}
 	wait := l.tryOccupyNext(t)
 	if wait >= o.timeoutMs {
 		return Decision{}
@@ -196,7 +199,7 @@ func (l *LeapArray) occupyNext(t int64) Decision {
 	if i := l.borrowCurrent(t + wait); i >= 0 {
 		o.bcount[i]++ // addWaitingRequest
 	}
-	if !o.reported {
+	if !l.reported {
 		l.pushExit(t + wait)
 	}
 	return Decision{Pass: true, Wait: time.Duration(wait) * time.Millisecond}

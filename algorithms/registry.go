@@ -155,7 +155,8 @@ var (
 	pMaxQueue    = p("max-queue", "500ms", "longest queueing wait (maxQueueingTimeMs)", kindDuration)
 	pWarmUp      = p("warm-up", "10s", "warm-up period, whole seconds", kindDuration)
 	pColdFactor  = p("cold-factor", "3", "the cold rate is limit/cold-factor", kindInt)
-	pOccupy      = p("occupy-timeout", "500ms", "flavor=java leap-array: longest wait of a prioritized request for a future bucket (OccupyTimeoutProperty, whole ms); 0 = off; warm-up and leaky-bucket take it and ignore it, as Sentinel's controllers do", kindDuration)
+	pOccupy      = p("occupy-timeout", "0.5s", "prioritized requests wait below this for a future bucket (OccupyTimeoutProperty); 0 = off", kindDuration)
+	pOccupyIgn   = p("occupy-timeout", "0.5s", "taken and ignored, as Sentinel's controller ignores prioritized", kindDuration)
 	pFlavor      = p("flavor", "java", "java (Alibaba Sentinel 1.8) or go (sentinel-golang, limit counted per interval)", kindString)
 )
 
@@ -268,7 +269,7 @@ var coreKinds = []kind{
 		info: Info{Name: "leaky-bucket", Aliases: []string{"throttling"},
 			Summary:   "Sentinel's ThrottlingController: uniform pacing with a bounded queue",
 			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController); flavor=go: sentinel-golang Direct + Throttling"},
-		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pOccupy, pFlavor},
+		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
 			if err := a.ignoredOccupy(); err != nil {
 				return nil, err
@@ -292,7 +293,7 @@ var coreKinds = []kind{
 	{
 		info: Info{Name: "warm-up", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
 			Reference: "Alibaba Sentinel 1.8 WarmUpController; flavor=go: sentinel-golang WarmUp + Reject"},
-		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pOccupy, pFlavor},
+		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
 			if err := a.ignoredOccupy(); err != nil {
 				return nil, err

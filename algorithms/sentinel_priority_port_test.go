@@ -14,8 +14,6 @@ package algorithms
 // checked decision for decision against the real classes compiled with
 // javac (see TestPriorityPortDump and docs/algorithms.md).
 
-import "math"
-
 type sWrap struct {
 	start int64
 	pass  int64
@@ -27,9 +25,9 @@ func (w *sWrap) inWindow(t, wl int64) bool { return w.start <= t && t < w.start+
 type sLeapArray struct {
 	wl, interval int64
 	arr          []*sWrap
-	future       bool         // FutureBucketLeapArray
-	borrow       *sLeapArray  // OccupiableBucketLeapArray's borrowArray
-	throwaway    *sWrap       // the last bucket handed out for a past time
+	future       bool        // FutureBucketLeapArray
+	borrow       *sLeapArray // OccupiableBucketLeapArray's borrowArray
+	throwaway    *sWrap      // the last bucket handed out for a past time
 }
 
 func newSLeapArray(n int, intervalMs int64, occupiable bool) *sLeapArray {
@@ -177,5 +175,3 @@ func (nd *sNode) canPass(t int64, count float64, prioritized bool) (bool, int64)
 	nd.addPass(t) // addPassRequest
 	return true, -1
 }
-
-var _ = math.MaxInt32
