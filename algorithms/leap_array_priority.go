@@ -141,7 +141,7 @@ func (l *LeapArray) DecideRequest(now time.Duration, r *Request) Decision {
 	if d := l.Decide(now); d.Pass {
 		return d
 	}
-	return l.occupyNext(t)
+	return l.occupyNext(t, l.passCount(t))
 }
 
 // ReportExits tells the limiter that the caller calls Exit for every
@@ -174,19 +174,19 @@ func (l *LeapArray) decideExact(t int64, prioritized bool) Decision {
 		return Decision{Pass: true}
 	}
 	if prioritized {
-		return l.occupyNext(t)
+		return l.occupyNext(t, r)
 	}
 	return Decision{}
 }
 
 // occupyNext is the prioritized branch of DefaultController.canPass after
-// the window blocked the request at t.
-func (l *LeapArray) occupyNext(t int64) Decision {
+// the window blocked the request at t; pass is the window count at t.
+func (l *LeapArray) occupyNext(t, pass int64) Decision {
 	o := l.occ
 	if o == nil {
 		o = l.newOccupy()
 	}
-	wait := l.tryOccupyNext(t)
+	wait := l.tryOccupyNext(t, pass)
 	if wait >= o.timeoutMs {
 		return Decision{}
 	}
@@ -205,8 +205,10 @@ func (l *LeapArray) occupyNext(t int64) Decision {
 	return Decision{Pass: true, Wait: time.Duration(wait) * time.Millisecond}
 }
 
-// tryOccupyNext is StatisticNode.tryOccupyNext(t, 1, limit).
-func (l *LeapArray) tryOccupyNext(t int64) int64 {
+// tryOccupyNext is StatisticNode.tryOccupyNext(t, 1, limit); pass is
+// rollingCounterInSecond.pass() at t, which canPass has just read (the
+// window has not changed since: Sentinel's second reading is the same).
+func (l *LeapArray) tryOccupyNext(t, pass int64) int64 {
 	o := l.occ
 	b := l.statistics
 	currentBorrow := l.waiting(t)
@@ -216,7 +218,7 @@ func (l *LeapArray) tryOccupyNext(t int64) int64 {
 	w := b.w
 	earliest := t - t%w + w - b.interval
 	var idx int64
-	currentPass := l.passCount(t)
+	currentPass := pass
 	for earliest < t {
 		wait := idx*w + w - t%w
 		if wait >= o.timeoutMs {

@@ -306,3 +306,29 @@ func TestPriorityPortDump(t *testing.T) {
 	}
 	t.Logf("%d decisions written", n)
 }
+
+// BenchmarkDecidePriority is leap-array's DecideRequest on the Decide
+// benchmark's trace (Poisson at 3x the limit) with none, 30% and all of
+// the requests prioritized: with none it is the fast path, with some the
+// exact path runs from the first borrow on.
+func BenchmarkDecidePriority(b *testing.B) {
+	for _, share := range []int{0, 30, 100} {
+		for _, n := range []int{2, 10} {
+			b.Run(fmt.Sprintf("sample-count=%d/prioritized=%d%%", n, share), func(b *testing.B) {
+				l := mustNew(b, fmt.Sprintf("leap-array:sample-count=%d", n), benchLimit).(*LeapArray)
+				reqs := make([]Request, 100)
+				for i := range reqs {
+					reqs[i] = Request{Cost: 1, Priority: i < share}
+				}
+				r := rand.New(rand.NewPCG(1, 2))
+				r.Shuffle(len(reqs), func(i, j int) { reqs[i], reqs[j] = reqs[j], reqs[i] })
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					l.DecideRequest(benchAt(i), &reqs[i%len(reqs)])
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/decision")
+			})
+		}
+	}
+}
