@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -330,5 +331,97 @@ func BenchmarkDecidePriority(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/decision")
 			})
 		}
+	}
+}
+
+// Every RequestLimiter of the shared constructors decides an ordinary
+// request as Decide, and a prioritized leap-array survives the shared
+// traces (every other request prioritized): a twin and a limiter built
+// from its Spec agree, blocks do not wait, and a wait is below the occupy
+// timeout and ends on a bucket edge (whole ms of the epoch).
+func TestPriorityConformance(t *testing.T) {
+	for _, spec := range constructors {
+		if _, ok := mustNew(t, spec, 0).(RequestLimiter); !ok {
+			continue
+		}
+		for name, trace := range traces() {
+			a, b := mustNew(t, spec, 0), mustNew(t, spec, 0).(RequestLimiter)
+			for i, at := range trace {
+				if d, d2 := a.Decide(at), b.DecideRequest(at, &Request{Keys: [MaxKeyColumns]int32{NoKey, NoKey, NoKey, NoKey}, Cost: 1}); d != d2 {
+					t.Fatalf("%s/%s arrival %d: Decide %+v, DecideRequest %+v", spec, name, i, d, d2)
+				}
+			}
+		}
+	}
+	for _, spec := range []string{"leap-array:limit=10", "leap-array:limit=3,sample-count=4,interval=1s,occupy-timeout=250ms", "leap-array:limit=0.5,sample-count=3,interval=3s"} {
+		for name, trace := range traces() {
+			a := mustNew(t, spec, 0).(*LeapArray)
+			b := mustNew(t, spec, 0).(*LeapArray)
+			c := mustNew(t, a.Spec(), 0).(*LeapArray)
+			w := a.cfg.Interval / time.Duration(a.cfg.SampleCount)
+			waits := 0
+			for i, at := range trace {
+				r := &Request{Cost: 1, Priority: i%2 == 0}
+				d := a.DecideRequest(at, r)
+				if d2, d3 := b.DecideRequest(at, r), c.DecideRequest(at, r); d2 != d || d3 != d {
+					t.Fatalf("%s/%s arrival %d: %+v, twin %+v, from Spec %+v", spec, name, i, d, d2, d3)
+				}
+				switch {
+				case !d.Pass && d.Wait != 0:
+					t.Fatalf("%s/%s arrival %d: a block with wait %v", spec, name, i, d.Wait)
+				case d.Wait > 0:
+					waits++
+					end := time.Duration(floorMs(at))*time.Millisecond + d.Wait
+					if !r.Priority || d.Wait >= a.cfg.OccupyTimeout || d.Wait%time.Millisecond != 0 || (end%w+w)%w != 0 {
+						t.Fatalf("%s/%s arrival %d at %v: wait %v (prioritized %v, bucket %v)", spec, name, i, at, d.Wait, r.Priority, w)
+					}
+				}
+			}
+			if name == "poisson 3x" && waits == 0 {
+				t.Errorf("%s/%s: no prioritized request waited", spec, name)
+			}
+		}
+	}
+}
+
+// Bad occupy timeouts are one-line errors naming the fix; the default is
+// left out of the canonical spec, like flavor.
+func TestOccupyTimeoutSpec(t *testing.T) {
+	for spec, want := range map[string]string{
+		"leap-array:occupy-timeout=-1ms":              "whole milliseconds, 0 or more",
+		"leap-array:occupy-timeout=1500us":            "whole milliseconds, 0 or more",
+		"leap-array:occupy-timeout=2s":                "longer than the interval 1s",
+		"leap-array:occupy-timeout=1s,interval=500ms": "longer than the interval 500ms",
+		"leap-array:occupy-timeout=100ms,flavor=go":   "sentinel-golang has no prioritized entries",
+		"leap-array:occupy-timeout=soon":              "is not a duration",
+		"warm-up:occupy-timeout=-5ms":                 "whole milliseconds",
+		"leaky-bucket:occupy-timeout=1.5ms":           "whole milliseconds",
+	} {
+		_, err := New(spec, 10)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", spec, err, want)
+		}
+	}
+	for spec, canon := range map[string]string{
+		"leap-array":                          "leap-array:limit=10,sample-count=2,interval=1s",
+		"leap-array:occupy-timeout=500ms":     "leap-array:limit=10,sample-count=2,interval=1s",
+		"leap-array:occupy-timeout=0s":        "leap-array:limit=10,sample-count=2,interval=1s,occupy-timeout=0s",
+		"leap-array:occupy-timeout=1s":        "leap-array:limit=10,sample-count=2,interval=1s,occupy-timeout=1s",
+		"leap-array:interval=200ms":           "leap-array:limit=10,sample-count=2,interval=200ms",
+		"warm-up:occupy-timeout=0s":           "warm-up:limit=10,warm-up=10s,cold-factor=3,sample-count=2,interval=1s",
+		"leap-array:flavor=go,sample-count=4": "leap-array:limit=10,sample-count=4,interval=1s,flavor=go",
+	} {
+		l, err := New(spec, 10)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if l.Spec() != canon {
+			t.Errorf("%s: spec %q, want %q", spec, l.Spec(), canon)
+		}
+	}
+	// The default 500 ms with an interval shorter than it is Sentinel's
+	// own default: kept (the loop stops at the interval anyway).
+	if l := mustNew(t, "leap-array:interval=200ms", 10).(*LeapArray); l.OccupyTimeout() != 500*time.Millisecond || !l.Borrows() {
+		t.Errorf("interval 200ms: occupy timeout %v", l.OccupyTimeout())
 	}
 }
