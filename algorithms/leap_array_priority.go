@@ -280,9 +280,13 @@ func (l *LeapArray) windowPass(e int64) int64 {
 	return 0
 }
 
-// borrowed is borrowArray.getWindowValue(x).pass(), 0 for null.
+// borrowed is borrowArray.getWindowValue(x).pass(), 0 for null (and
+// before the first borrow, when the array is not built yet).
 func (l *LeapArray) borrowed(x int64) int64 {
 	o, w := l.occ, l.statistics.w
+	if o == nil {
+		return 0
+	}
 	idx := int((x / w) % int64(len(o.bstart)))
 	if st := o.bstart[idx]; st <= x && x < st+w {
 		return o.bcount[idx]
