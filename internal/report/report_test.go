@@ -144,6 +144,10 @@ func TestCSVHoldsEverySummaryField(t *testing.T) {
 	if recs[3][col("algorithm")] != "leaky-bucket:limit=500,interval=1s,max-queue=0s" || recs[3][col("scenario")] != "boundary-burst" {
 		t.Errorf("row 3: %v", recs[3])
 	}
+	// An object (priority) is one line of compact JSON.
+	if p := recs[1][col("priority")]; !strings.HasPrefix(p, `{"arrived":3,"passed":2,`) || strings.Contains(p, "\n") {
+		t.Errorf("priority cell %q", p)
+	}
 }
 
 // The table fits the width it is given, dropping its last default columns
