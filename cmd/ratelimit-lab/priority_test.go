@@ -13,9 +13,12 @@ import (
 // and the rows that ignore priority borrow nothing.
 func TestRunPriorityMix(t *testing.T) {
 	out := t.TempDir()
-	_, stderr, code := binary(t, "run", "priority-mix", "--decisions", "--chart", "none", "--quiet", "--out", out)
+	stdout, stderr, code := binary(t, "run", "priority-mix", "--decisions", "--chart", "none", "--quiet", "--out", out)
 	if code != 0 {
 		t.Fatal(stderr)
+	}
+	if !strings.Contains(stdout, "note: 455 prioritized arrivals; passed, prioritized / ordinary: leap-array N=2 100.0% / 53.9% (218") {
+		t.Errorf("no priority note:\n%s", stdout)
 	}
 	var sum struct {
 		Algorithms []struct {
