@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
@@ -52,6 +53,9 @@ func (g *gen) priority() error {
 	on10, off10 := figs["leap-array:sample-count=10"], figs["leap-array:sample-count=10,occupy-timeout=0s"]
 	g.p("Verdict: priority works as the seeds say and costs what they say. With 2 buckets the prioritized requests pass %.1f%% of the time instead of %.1f%%, and the ordinary ones %.1f%% instead of %.1f%%: each borrowed pass is counted in the bucket it waited for, ahead of that bucket's ordinary traffic. It also goes over the limit: tryOccupyNext checks the borrow against the window as it will be once the oldest bucket leaves, but the current bucket goes on admitting ordinary requests until it ends (its window still holds the bucket that is leaving), so when the borrowed bucket starts the window can hold more than the limit. The busiest sliding second reaches %s of the limit (%s without priority; %s and %s with 10 buckets).\n\n",
 		on.prio, off.prio, on.ord, off.ord, x(on.max), x(off.max), x(on10.max), x(off10.max))
+	if err := g.priorityShares(sc); err != nil {
+		return err
+	}
 	g.p("Only leap-array (Java flavor, QPS grade: DefaultController) borrows. Sentinel's warm-up and throttling controllers take the prioritized flag and ignore it, and sentinel-golang (`flavor=go`) has no prioritized entries.\n\n")
 	return nil
 }
@@ -74,4 +78,60 @@ func busiestSecond(r *simulator.Result, a *simulator.AlgoResult) int64 {
 		best = max(best, per[s])
 	}
 	return best
+}
+
+// priorityShares reruns priority-mix's traffic with other prioritized
+// shares: how the picture changes as more of the traffic is prioritized.
+func (g *gen) priorityShares(sc scenarios.Scenario) error {
+	g.p("The same traffic with other prioritized shares (the same seeded draw decides which arrivals are prioritized; from Go, `scenarios.Lookup(\"priority-mix\")` with `PriorityShare` set), leap-array with the default occupy timeout:\n\n")
+	specs := []string{"leap-array:sample-count=2", "leap-array:sample-count=10"}
+	var rows [][]string
+	shares := []float64{0.1, 0.3, 0.5, 1}
+	over := make([][]float64, len(specs)) // overshoot per spec per share
+	bound := make([]float64, len(specs))
+	for _, share := range shares {
+		s := sc
+		s.PriorityShare = share
+		r, err := g.run(s, specs, simulator.DefaultBin)
+		if err != nil {
+			return err
+		}
+		for i := range r.Algorithms {
+			a := &r.Algorithms[i]
+			p := a.Priority
+			ord := "-"
+			if p.OrdinaryArrived > 0 {
+				ord = fmt.Sprintf("%.1f%%", pctOf(p.OrdinaryPassed, p.OrdinaryArrived))
+			}
+			over[i] = append(over[i], a.Overshoot)
+			bound[i] = a.SmoothBound
+			rows = append(rows, []string{fmt.Sprintf("%.0f%%", 100*share), "`" + specs[i] + "`",
+				fmt.Sprintf("%.1f%%", pctOf(p.Passed, p.Arrived)), ord, itoa(p.WaitedForNextWindow),
+				itoa(a.Passed), itoa(a.MaxWindowPassed), x(a.Overshoot), x(a.SmoothBound)})
+		}
+	}
+	g.table([]string{"prioritized share", "limiter", "prioritized passed", "ordinary passed", "borrowed", "passed", "max 1 s window", "overshoot", "1 + 1/N"}, rows)
+	g.p("\nWithout priority both arrays hold this evenly spaced traffic to the limit exactly (1.000×, above). The more of it is prioritized, the further the busiest sliding second goes over:")
+	beyond := false
+	for i, s := range specs {
+		mx := 0.0
+		for _, o := range over[i] {
+			mx = max(mx, o)
+		}
+		rel := "within"
+		if mx > bound[i]+1e-9 {
+			rel, beyond = "beyond", true
+		}
+		sep := ";"
+		if i == len(specs)-1 {
+			sep = "."
+		}
+		g.p(" `%s` from %s at %.0f%% to %s at most, %s its 1 + 1/N of %s%s", s, x(over[i][0]), 100*shares[0], x(mx), rel, x(bound[i]), sep)
+	}
+	if beyond {
+		g.p(" So 1 + 1/N, the figure for smooth traffic, is no bound once requests borrow.\n\n")
+	} else {
+		g.p(" Both stay within their 1 + 1/N here.\n\n")
+	}
+	return nil
 }
