@@ -17,6 +17,8 @@ var constructors = []string{
 	"leap-array:limit=10",
 	"leap-array:limit=10,sample-count=1000",
 	"leap-array:limit=0.5,sample-count=3,interval=3s",
+	"leap-array:limit=10,occupy-timeout=0s",
+	"leap-array:limit=3,sample-count=4,interval=1s,occupy-timeout=250ms",
 	"sliding-log:limit=10",
 	"sliding-log:limit=3,window=100ms,history=0s",
 	"token-bucket:limit=10",
@@ -26,6 +28,7 @@ var constructors = []string{
 	"leaky-bucket:limit=3000,interval=100ms,max-queue=2s",
 	"warm-up:limit=10",
 	"warm-up:limit=1,warm-up=1s,cold-factor=2",
+	"warm-up:limit=10,occupy-timeout=100ms",
 	"warm-up-rate-limiter:limit=10",
 	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms",
 	"guava-bursty:rate=10",
@@ -227,6 +230,7 @@ func FuzzNew(f *testing.F) {
 		f.Add(s, 100.0)
 	}
 	f.Add("leap-array:sample-count=3", 10.0)
+	f.Add("leap-array:occupy-timeout=250ms,interval=500ms", 10.0)
 	f.Add("token-bucket:limit=1e308", 0.0)
 	f.Add(":,=,", -1.0)
 	f.Fuzz(func(t *testing.T, spec string, limit float64) {

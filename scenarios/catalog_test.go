@@ -57,6 +57,7 @@ func TestCatalogPins(t *testing.T) {
 		{"hot-key-overload", 10000, 5 * time.Second, 100000, 0, 6},
 		{"slow-downstream", 100, 40 * time.Second, -1, -1, 4},
 		{"flapping", 100, 30 * time.Second, -1, -1, 4},
+		{"priority-mix", 100, 10 * time.Second, 1500, 0, 4},
 		{"redis-race", 100, 5 * time.Second, 1000, 0, 3},
 		{"redis-skew", 100, 10 * time.Second, 2000, 0, 4},
 		{"redis-memory", 30, 60 * time.Second, -1, -1, 3},

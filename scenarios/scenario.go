@@ -81,6 +81,9 @@ type Scenario struct {
 	// Downstream, if not nil, is the service behind every limiter: it gives
 	// each pass a response time and maybe an error (see Downstream).
 	Downstream *Downstream `yaml:"-"`
+	// PriorityShare, between 0 and 1, marks that seeded share of every
+	// arrival prioritized (Arrival.Priority; see catalog_priority.go).
+	PriorityShare float64 `yaml:"-"`
 }
 
 // Phase is one source of arrivals (or a clock step) on the run's true time

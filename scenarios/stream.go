@@ -48,6 +48,9 @@ func (s Scenario) Stream() (Stream, error) {
 			m.push(head{t: t, src: i})
 		}
 	}
+	if s.PriorityShare > 0 {
+		return withPriority(m, s.PriorityShare, s.Seed), nil
+	}
 	return m, nil
 }
 

@@ -70,6 +70,9 @@ type AlgoResult struct {
 	// chain, a breaker, or any row with a downstream or recorded
 	// responses); nil on the fast path.
 	Chain *ChainResult
+	// Priority describes the prioritized arrivals (nil when there were
+	// none; see priority.go).
+	Priority *PriorityResult
 }
 
 // ChainResult is what an evented row adds: its responses and its
@@ -105,6 +108,10 @@ type Bin struct {
 	// by their exit time; RTSum and RTMax describe their response times.
 	Completed, Errors, Timeouts int64
 	RTSum, RTMax                time.Duration
+	// Borrowed counts the passes admitted in this bin that waited for a
+	// future window and were counted there in advance (prioritized
+	// requests on leap-array with occupy-timeout); they are among Passed.
+	Borrowed int64
 }
 
 // TuneResult is the outcome of running leap-array at several sample counts

@@ -309,6 +309,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if note := breakerNote(res, p.cfg.Downstream); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
+	if note := priorityNote(res); note != "" { // priority_note.go
+		rep.Notes = append(rep.Notes, note)
+	}
 	if err := render(opts.IO.Out, rep); err != nil {
 		return err
 	}
