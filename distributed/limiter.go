@@ -77,6 +77,9 @@ type Limiter struct {
 	sampledBin  int64
 	sampled     bool
 	windows     map[int64]int64 // fixed-window: window index → last sampled bytes
+
+	nat *native      // the native backend's keys (native.go); nil on Lua
+	gw  gatewayState // the gateways' limiters (gateway.go)
 }
 
 // secondBatch is an atomic=false second batch: ZADD + PEXPIRE.
@@ -115,6 +118,8 @@ func New(s *Spec, b *Backend, o Options) (*Limiter, error) {
 		src, l.key = BucketedScript, l.prefix+"buckets"
 	case GCRA:
 		src, l.key = GCRAScript, l.prefix+"rate:gcra"
+	case SpringGateway, EnvoyRatelimit, Cell:
+		src = l.newGateway()
 	case Script:
 		src, l.key = s.Source, l.prefix+"script"
 		sha, err := b.load(measureScript)
@@ -122,6 +127,9 @@ func New(s *Spec, b *Backend, o Options) (*Limiter, error) {
 			return nil, fmt.Errorf("%s: cannot load a script on %s: %s", s.Kind, b.Name(), oneLine(err))
 		}
 		l.measure = sha
+	}
+	if !l.useNative(b) {
+		src = ""
 	}
 	if src != "" {
 		sha, err := b.load(src)
@@ -248,6 +256,13 @@ type pending struct {
 // first queues arrival i's first batch at execution time exec with the
 // script's now ms.
 func (l *Limiter) first(exec time.Duration, i, ms int64, j int) {
+	if l.s.Kind == EnvoyRatelimit && l.envoyCached(exec, i, ms, j) {
+		return
+	}
+	if l.nat != nil {
+		l.nativeFirst(exec, i, ms, j)
+		return
+	}
 	member := strconv.FormatInt(i, 10)
 	nowS := strconv.FormatInt(ms, 10)
 	limit := strconv.FormatInt(l.s.Limit, 10)
@@ -255,6 +270,12 @@ func (l *Limiter) first(exec time.Duration, i, ms int64, j int) {
 	p := pending{out: j, seq: i, exec: exec, ms: ms, member: member, start: len(l.cmds), n: 1}
 	key := l.key
 	switch l.s.Kind {
+	case SpringGateway, EnvoyRatelimit, Cell:
+		p.n = 0
+		if l.s.Kind != EnvoyRatelimit {
+			p.n = 1
+		}
+		key = l.gatewayFirst(&p, exec, i, ms)
 	case FixedWindow:
 		idx := floorDiv(ms, int64(l.s.Window/time.Millisecond))
 		key += strconv.FormatInt(idx, 10)
@@ -336,6 +357,10 @@ func (l *Limiter) gcraTime(exec time.Duration, ms int64) (sec, usec string) {
 
 // second queues an atomic=false second batch (ZADD + PEXPIRE) at exec.
 func (l *Limiter) second(exec time.Duration, ev secondBatch) {
+	if l.nat != nil {
+		l.nativeSecond(exec, ev)
+		return
+	}
 	ms := ev.now
 	if l.s.ClockRedis {
 		ms = l.nowMs(exec)
@@ -356,8 +381,13 @@ func (l *Limiter) lab(p *pending, key string) {
 	p.measured, p.memory = -1, -1
 	if l.real {
 		l.cmds = append(l.cmds, []string{"PERSIST", key})
+		if l.gw.key2 != "" {
+			l.cmds = append(l.cmds, []string{"PERSIST", l.gw.key2})
+		}
 	}
 	switch l.s.Kind {
+	case SpringGateway, Cell:
+		l.gatewayMembers()
 	case SlidingLog, Bucketed:
 		p.measured = len(l.cmds)
 		l.cmds = append(l.cmds, []string{"ZCARD", key})
@@ -373,6 +403,9 @@ func (l *Limiter) lab(p *pending, key string) {
 			l.sampled, l.sampledBin = true, b
 			p.memory = len(l.cmds)
 			l.cmds = append(l.cmds, []string{"MEMORY", "USAGE", key, "SAMPLES", "0"})
+			if l.gw.key2 != "" {
+				l.cmds = append(l.cmds, []string{"MEMORY", "USAGE", l.gw.key2, "SAMPLES", "0"})
+			}
 		}
 	}
 }
@@ -404,6 +437,10 @@ func (l *Limiter) flush() {
 		}
 		if p.memory >= 0 {
 			bytes, _ := r[p.memory].(int64)
+			if l.gw.key2 != "" {
+				b2, _ := r[p.memory+1].(int64)
+				bytes += b2
+			}
 			if l.windows != nil {
 				l.windows[p.windowIdx] = bytes
 				bytes = 0
@@ -416,7 +453,14 @@ func (l *Limiter) flush() {
 		if p.out < 0 {
 			continue
 		}
-		pass, err := l.firstVerdict(r[p.start : p.start+p.n])
+		var pass bool
+		var err error
+		switch l.s.Kind {
+		case SpringGateway, EnvoyRatelimit, Cell:
+			pass, err = l.gatewayVerdict(&p, r[p.start:p.start+p.n])
+		default:
+			pass, err = l.firstVerdict(r[p.start : p.start+p.n])
+		}
 		if err != nil {
 			l.err = err
 			return
@@ -431,7 +475,7 @@ func (l *Limiter) flush() {
 			}
 			continue
 		}
-		l.out[p.out] = algorithms.Decision{Pass: true, Wait: l.s.RTT}
+		l.out[p.out] = algorithms.Decision{Pass: true, Wait: l.passWait()}
 	}
 }
 
@@ -512,7 +556,14 @@ func (l *Limiter) deleteKeys() error {
 		defer cancel()
 		rc.ctx = ctx
 	}
+	if l.nat != nil {
+		l.nat = &native{counters: map[int64]int64{}}
+		return nil
+	}
 	var keys []string
+	if l.gw.key2 != "" {
+		keys = append(keys, l.gw.key2)
+	}
 	if l.windows != nil {
 		for idx := range l.windows {
 			keys = append(keys, l.key+strconv.FormatInt(idx, 10))
