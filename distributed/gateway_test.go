@@ -215,6 +215,12 @@ func TestEnvoyRatelimitWorkedExample(t *testing.T) {
 // redis_rate's doubles (seconds since 2017, about 60 ns apart) and
 // redis-cell's emission interval truncated to whole ns may part.
 func TestCellAgainstGCRA(t *testing.T) {
+	// docs/redis.md's worked example.
+	forEachBackend(t, func(t *testing.T, b *Backend) {
+		ms := []int{0, 0, 0, 0, 500, 1000, 1000, 2500}
+		checkPattern(t, b, "redis-cell:max-burst=2,count=1", ms, "PPPBBPBP")
+		checkPattern(t, b, "redis-gcra:rate=1,burst=3", ms, "PPPBBPBP")
+	})
 	b := backends(t)["embedded"]
 	r := rand.New(rand.NewPCG(4, 4))
 	differ := 0
