@@ -68,9 +68,9 @@ func run(t testing.TB, spec string, b *Backend, trace []time.Duration, r *rand.R
 func TestBackendsAgree(t *testing.T) {
 	bs := backends(t)
 	r := rand.New(rand.NewPCG(17, 17))
-	rounds := 120
+	rounds := 60
 	if testing.Short() {
-		rounds = 30
+		rounds = 20
 	}
 	for round := range rounds {
 		spec := randomSpec(r)
@@ -84,7 +84,7 @@ func TestBackendsAgree(t *testing.T) {
 
 func compareBackends(t *testing.T, bs map[string]*Backend, spec string, trace []time.Duration, batched bool) {
 	t.Helper()
-	want, wantF := run(t, spec, bs["embedded"], trace, nil)
+	want, wantF := run(t, spec, bs["native"], trace, nil)
 	for name, b := range bs {
 		var r *rand.Rand
 		if batched {

@@ -84,7 +84,7 @@ func TestCellScriptEqualsPort(t *testing.T) {
 					now += 0 // same instant
 				}
 				want := ref.throttle(maxBurst, count, periodS, quantity, now)
-				if name == "embedded" {
+				if name == "native" {
 					continue // no Lua on the native backend: see below
 				}
 				res, err := c.do([][]string{{"EVAL", CellScript, "1", key,
@@ -114,7 +114,7 @@ func TestCellScriptEqualsPort(t *testing.T) {
 	}
 	// Native: the spec's decisions against the port, clock=redis, one
 	// instance, on nanosecond traces.
-	b := backends(t)["embedded"]
+	b := backends(t)["native"]
 	for round := range 40 {
 		count := 1 + r.IntN(100)
 		spec := fmt.Sprintf("redis-cell:max-burst=%d,count=%d,period=%ds,clock=redis,rtt=%s", r.IntN(20), count, []int{1, 2, 60}[r.IntN(3)],
@@ -221,7 +221,7 @@ func TestCellAgainstGCRA(t *testing.T) {
 		checkPattern(t, b, "redis-cell:max-burst=2,count=1", ms, "PPPBBPBP")
 		checkPattern(t, b, "redis-gcra:rate=1,burst=3", ms, "PPPBBPBP")
 	})
-	b := backends(t)["embedded"]
+	b := backends(t)["native"]
 	r := rand.New(rand.NewPCG(4, 4))
 	differ := 0
 	for range 30 {

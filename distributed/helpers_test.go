@@ -27,7 +27,7 @@ func backends(t testing.TB) map[string]*Backend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	out["embedded"] = e
+	out["native"] = e
 	lua, err := OpenEmbeddedLua()
 	if err != nil {
 		t.Fatal(err)

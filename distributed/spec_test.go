@@ -124,7 +124,7 @@ func TestConformance(t *testing.T) {
 		"redis-gcra:rate=5,burst=2,instances=2,rtt=2ms,clock=redis",
 		"redis-script:file=testdata/seed.lua,limit=5,instances=2,rtt=1ms",
 	}
-	b := backends(t)["embedded"]
+	b := backends(t)["native"]
 	trace := nsTrace(rand.New(rand.NewPCG(5, 5)), 200, 2*time.Second)
 	for _, spec := range specs {
 		a, twin := mustNew(t, spec, b), mustNew(t, spec, b)
