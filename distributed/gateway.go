@@ -26,19 +26,18 @@ type gatewayState struct {
 
 // envoyCache is one ratelimit service instance's over-limit local cache
 // (freecache, keyed by the cache key): the entries its replies will set,
-// in the order they arrive, and the newest window it holds. A cache
-// key names its window and the entry lives for the unit's length, so it
-// answers for exactly the rest of that window.
+// in the order they arrive, and the newest window it holds per key id. A
+// cache key names its window and the entry lives for the unit's length,
+// so it answers for exactly the rest of that window.
 type envoyCache struct {
 	pending []envoyEntry
 	head    int
-	window  int64
-	has     bool
+	windows map[int32]int64
 }
 
 type envoyEntry struct {
-	at     time.Duration // when the reply that sets it is back
-	window int64
+	at time.Duration // when the reply that sets it is back
+	wk windowKey
 }
 
 // newGateway sets the keys of a gateway's limiter and returns its script.
@@ -51,7 +50,7 @@ func (l *Limiter) newGateway() string {
 	case EnvoyRatelimit:
 		// The service's key: prefix + domain_key_value_ + window start.
 		l.key = l.prefix + "lab_key_value_"
-		l.windows = map[int64]int64{}
+		l.windows = map[windowKey]int64{}
 		l.gw.caches = make([]envoyCache, l.s.Instances)
 		return ""
 	case Cell:
@@ -84,13 +83,17 @@ func (l *Limiter) envoyCached(exec time.Duration, i, ms int64, j int) bool {
 	c := &l.gw.caches[i%int64(l.s.Instances)]
 	at := exec - l.half
 	for c.head < len(c.pending) && c.pending[c.head].at <= at {
-		c.window, c.has = c.pending[c.head].window, true
+		if c.windows == nil {
+			c.windows = map[int32]int64{}
+		}
+		e := c.pending[c.head]
+		c.windows[e.wk.key] = e.wk.idx
 		c.head++
 	}
 	if c.head == len(c.pending) {
 		c.pending, c.head = c.pending[:0], 0
 	}
-	if !c.has || c.window != l.envoyStart(ms) {
+	if w, ok := c.windows[l.pk.cur]; !ok || w != l.envoyStart(ms) {
 		return false
 	}
 	l.out[j] = algorithms.Decision{Pass: g.Shadow}
@@ -99,12 +102,12 @@ func (l *Limiter) envoyCached(exec time.Duration, i, ms int64, j int) bool {
 
 // envoyOver records arrival i's verdict in its instance's local cache,
 // visible when the reply is back.
-func (l *Limiter) envoyOver(exec time.Duration, i, window int64, over bool) {
+func (l *Limiter) envoyOver(exec time.Duration, i int64, wk windowKey, over bool) {
 	if !over || !l.s.Gateway.LocalCache {
 		return
 	}
 	c := &l.gw.caches[i%int64(l.s.Instances)]
-	c.pending = append(c.pending, envoyEntry{at: exec - l.half + l.passWait(), window: window})
+	c.pending = append(c.pending, envoyEntry{at: exec - l.half + l.passWait(), wk: wk})
 }
 
 // gatewayFirst queues a gateway limiter's first batch on a Lua backend.
@@ -112,17 +115,14 @@ func (l *Limiter) gatewayFirst(p *pending, exec time.Duration, i, ms int64) stri
 	g := l.s.Gateway
 	switch l.s.Kind {
 	case SpringGateway:
-		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "2", l.key, l.gw.key2,
+		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "2", l.rkey(), l.rkey2(),
 			strconv.FormatInt(g.ReplenishRate, 10), strconv.FormatInt(g.BurstCapacity, 10),
 			strconv.FormatInt(floorDiv(ms, 1000), 10), strconv.FormatInt(g.RequestedTokens, 10)})
-		return l.key
+		return l.rkey()
 	case EnvoyRatelimit:
 		start := l.envoyStart(ms)
-		key := l.key + strconv.FormatInt(start, 10)
-		if _, ok := l.windows[start]; !ok {
-			l.windows[start] = 0
-			l.peakMembers = max(l.peakMembers, int64(len(l.windows)))
-		}
+		key := l.rkey() + strconv.FormatInt(start, 10)
+		l.newWindow(start)
 		p.windowIdx = start
 		if g.StopIncrement {
 			l.cmds = append(l.cmds, []string{"GET", key})
@@ -133,11 +133,12 @@ func (l *Limiter) gatewayFirst(p *pending, exec time.Duration, i, ms int64) stri
 		return key
 	case Cell:
 		ns := l.cellNow(exec, i)
-		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", l.key,
+		key := l.rkey()
+		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key,
 			strconv.FormatInt(g.MaxBurst, 10), strconv.FormatInt(g.Count, 10),
 			strconv.FormatInt(int64(g.Period/time.Second), 10), "1",
 			strconv.FormatInt(floorDiv(ns, 1e9), 10), strconv.FormatInt(ns-floorDiv(ns, 1e9)*1e9, 10)})
-		return l.key
+		return key
 	}
 	panic("distributed: not a gateway limiter: " + l.s.Kind)
 }
@@ -165,7 +166,7 @@ func (l *Limiter) gatewayVerdict(p *pending, r []any) (bool, error) {
 			return false, fmt.Errorf("%s: INCRBY answered %v on %s", l.s.Kind, describe(r[len(r)-2]), l.srvName)
 		}
 		over := n > l.s.Gateway.Limit
-		l.envoyOver(p.exec, p.seq, p.windowIdx, over)
+		l.envoyOver(p.exec, p.seq, windowKey{p.key, p.windowIdx}, over)
 		return !over || l.s.Gateway.Shadow, nil
 	}
 	panic("distributed: not a gateway limiter: " + l.s.Kind)
@@ -178,10 +179,10 @@ func (l *Limiter) gatewayMembers() {
 	switch l.s.Kind {
 	case SpringGateway:
 		if l.s.Gateway.springTTL() > 0 {
-			l.peakMembers = 2
+			l.peakMembers = 2 * l.pk.nkeys
 		}
 	case Cell:
-		l.peakMembers = 1
+		l.peakMembers = l.pk.nkeys
 	}
 }
 

@@ -22,12 +22,18 @@ import (
 // (the tests replay fuzzed traces through all three backends). redis-script
 // always runs as Lua, on the embedded miniredis.
 
-// native is one limiter's keys on the native backend.
+// native is one limiter's keys on the native backend: the window
+// counters, and the rest per key id (flat, indexed by key id + 1).
 type native struct {
-	counters map[int64]int64 // fixed-window, envoy: window → INCR value
-	log      scoreHeap       // sliding-log: the ZSET's scores (members are unique)
-	buckets  []bucket        // bucketed: the ZSET, member (bucket start) → score
-	tat      float64         // gcra: the TAT the script stored
+	counters map[windowKey]int64 // fixed-window, envoy: window key → INCR value
+	keys     []nativeKey
+}
+
+// nativeKey is what one key's scripts keep.
+type nativeKey struct {
+	log      scoreHeap // sliding-log: the ZSET's scores (members are unique)
+	buckets  []bucket  // bucketed: the ZSET, member (bucket start) → score
+	tat      float64   // gcra: the TAT the script stored
 	hasTat   bool
 	tokens   float64 // spring: the tokens and timestamp keys
 	stamp    float64
@@ -35,6 +41,20 @@ type native struct {
 	cellTat  int64 // redis-cell: the TAT in Unix ns
 	hasCell  bool
 }
+
+func newNative() *native { return &native{counters: map[windowKey]int64{}} }
+
+// at returns key k's state.
+func (n *native) at(k int32) *nativeKey {
+	i := int(k) + 1
+	if i >= len(n.keys) {
+		n.keys = append(n.keys, make([]nativeKey, i+1-len(n.keys))...)
+	}
+	return &n.keys[i]
+}
+
+// reset deletes every key (Finish).
+func (n *native) reset() { *n = *newNative() }
 
 type bucket struct{ start, count int64 }
 
@@ -60,26 +80,23 @@ func (l *Limiter) useNative(b *Backend) bool {
 	if !b.native || l.s.Kind == Script {
 		return true
 	}
-	l.nat = &native{counters: map[int64]int64{}}
+	l.nat = newNative()
 	return false
 }
 
 // nativeFirst runs arrival i's first batch at execution time exec with
 // the script's now ms and writes its decision to l.out[j].
 func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
-	n := l.nat
+	n := l.nat.at(l.pk.cur)
 	w := int64(l.s.Window / time.Millisecond)
 	pass := false
 	switch l.s.Kind {
 	case FixedWindow:
 		l.commands++
-		idx := floorDiv(ms, w)
-		if _, ok := l.windows[idx]; !ok {
-			l.windows[idx] = 0
-			l.peakMembers = max(l.peakMembers, int64(len(l.windows)))
-		}
-		n.counters[idx]++
-		pass = n.counters[idx] <= l.s.Limit
+		wk := windowKey{l.pk.cur, floorDiv(ms, w)}
+		l.newWindow(wk.idx)
+		l.nat.counters[wk]++
+		pass = l.nat.counters[wk] <= l.s.Limit
 	case SlidingLog:
 		n.log.removeUpTo(ms - w)
 		count := int64(len(n.log))
@@ -88,7 +105,7 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 			l.commands += 2
 			pass = count < l.s.Limit
 			if pass || l.s.CountAll {
-				l.q.Push(secondKey(exec, i, l.s.RTT), secondBatch{now: ms, member: ""})
+				l.q.Push(secondKey(exec, i, l.s.RTT), secondBatch{now: ms, key: l.pk.cur})
 			}
 		case l.s.CountAll:
 			l.commands++
@@ -131,33 +148,28 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 		l.peakMembers = max(l.peakMembers, int64(len(n.buckets)))
 	case GCRA:
 		l.commands++
-		l.peakMembers = 1
-		pass = l.nativeGCRA(exec, ms)
+		l.peakMembers = l.pk.nkeys
+		pass = l.nativeGCRA(n, exec, ms)
 	case SpringGateway:
 		l.commands++
-		pass = l.nativeSpring(floorDiv(ms, 1000))
-		if l.s.Gateway.springTTL() > 0 {
-			l.peakMembers = 2
-		}
+		pass = l.nativeSpring(n, floorDiv(ms, 1000))
+		l.gatewayMembers()
 	case EnvoyRatelimit:
 		g := l.s.Gateway
-		start := floorDiv(floorDiv(ms, 1000), g.Divider) * g.Divider
-		if _, ok := l.windows[start]; !ok {
-			l.windows[start] = 0
-			l.peakMembers = max(l.peakMembers, int64(len(l.windows)))
-		}
+		wk := windowKey{l.pk.cur, l.envoyStart(ms)}
+		l.newWindow(wk.idx)
 		l.commands += 2
 		if g.StopIncrement {
 			l.commands++
 		}
-		n.counters[start]++
-		over := n.counters[start] > g.Limit
-		l.envoyOver(exec, i, start, over)
+		l.nat.counters[wk]++
+		over := l.nat.counters[wk] > g.Limit
+		l.envoyOver(exec, i, wk, over)
 		pass = !over || g.Shadow
 	case Cell:
 		l.commands++
-		l.peakMembers = 1
-		pass = l.nativeCell(l.cellNow(exec, i))
+		l.peakMembers = l.pk.nkeys
+		pass = l.nativeCell(n, l.cellNow(exec, i))
 	}
 	if pass {
 		l.out[j] = algorithms.Decision{Pass: true, Wait: l.passWait()}
@@ -176,8 +188,9 @@ func (l *Limiter) nativeSecond(exec time.Duration, ev secondBatch) {
 		ms = l.nowMs(exec)
 	}
 	l.commands += 2
-	l.nat.log.push(ms)
-	l.peakMembers = max(l.peakMembers, int64(len(l.nat.log)))
+	n := l.nat.at(ev.key)
+	n.log.push(ms)
+	l.peakMembers = max(l.peakMembers, int64(len(n.log)))
 }
 
 // passWait is how long a pass waits: its round trips.
@@ -193,8 +206,7 @@ func (l *Limiter) passWait() time.Duration {
 // nativeGCRA is gcra.lua in float64, the doubles gopher-lua and Redis's
 // Lua compute with; the TAT is stored as the number itself (Redis keeps
 // it as a string that reads back to the same double).
-func (l *Limiter) nativeGCRA(exec time.Duration, ms int64) bool {
-	n := l.nat
+func (l *Limiter) nativeGCRA(n *nativeKey, exec time.Duration, ms int64) bool {
 	us := ms * 1000
 	if l.s.ClockRedis {
 		us = l.redisMicros(exec)
@@ -233,8 +245,8 @@ func (l *Limiter) redisMicros(exec time.Duration) int64 {
 
 // nativeSpring is Spring's request_rate_limiter.lua with now in whole
 // seconds, in the script's doubles.
-func (l *Limiter) nativeSpring(now int64) bool {
-	n, g := l.nat, l.s.Gateway
+func (l *Limiter) nativeSpring(n *nativeKey, now int64) bool {
+	g := l.s.Gateway
 	rate, capacity, requested := float64(g.ReplenishRate), float64(g.BurstCapacity), float64(g.RequestedTokens)
 	ttl := g.springTTL()
 	lastTokens, lastRefreshed := capacity, 0.0
@@ -266,8 +278,8 @@ func (l *Limiter) cellNow(exec time.Duration, i int64) int64 {
 
 // nativeCell is redis-cell's RateLimiter.rate_limit with quantity 1 in
 // integer ns; it reports whether the request passes (not throttled).
-func (l *Limiter) nativeCell(now int64) bool {
-	n, g := l.nat, l.s.Gateway
+func (l *Limiter) nativeCell(n *nativeKey, now int64) bool {
+	g := l.s.Gateway
 	emission := g.cellEmission()
 	increment := emission
 	dvt := emission * (g.MaxBurst + 1)

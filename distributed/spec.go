@@ -55,6 +55,10 @@ type Spec struct {
 	// The gateways' limiters (gateway_spec.go).
 	Gateway GatewaySpec
 
+	// Key is the key column of key=COLUMN ("" for one key): each of its
+	// values gets its own Redis keys (perkey.go).
+	Key string
+
 	// The distributed model.
 	Instances  int
 	Skew, RTT  time.Duration
@@ -70,6 +74,7 @@ var common = []param{
 	{"skew", "0s", "instance k's clock reads true time − skew + ⌊2·skew·k/(instances−1)⌋"},
 	{"rtt", "0s", "round trip to Redis; a batch executes rtt/2 after it is sent"},
 	{"clock", "instance", "where the script's now comes from: instance (its clock at arrival) or redis (TIME at execution)"},
+	{"key", "(none)", "a key column of the trace: each of its values gets its own Redis keys"},
 }
 
 var (
@@ -223,6 +228,7 @@ func Parse(spec string, defaultLimit float64) (*Spec, error) {
 	s.Skew = p.delay("skew")
 	s.RTT = p.delay("rtt")
 	s.ClockRedis = p.choice("clock", "instance", "redis") == "redis"
+	s.Key = raw["key"]
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -382,6 +388,9 @@ func (s *Spec) String() string {
 		clock = "redis"
 	}
 	fmt.Fprintf(&b, ",instances=%d,skew=%s,rtt=%s,clock=%s", s.Instances, algorithms.FormatDuration(s.Skew), algorithms.FormatDuration(s.RTT), clock)
+	if s.Key != "" {
+		b.WriteString(",key=" + s.Key)
+	}
 	return b.String()
 }
 
