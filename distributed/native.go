@@ -26,11 +26,18 @@ import (
 // counters, and the rest per key id (flat, indexed by key id + 1).
 type native struct {
 	counters map[windowKey]int64 // fixed-window, envoy: window key → INCR value
+	windows  int64               // window keys created
 	keys     []nativeKey
 }
 
 // nativeKey is what one key's scripts keep.
 type nativeKey struct {
+	// fixed-window, envoy: the window key last incremented and its value
+	// (the map holds the others), so that a key's run of arrivals in one
+	// window touches no map.
+	winIdx   int64
+	winCount int64
+	hasWin   bool
 	log      scoreHeap // sliding-log: the ZSET's scores (members are unique)
 	buckets  []bucket  // bucketed: the ZSET, member (bucket start) → score
 	tat      float64   // gcra: the TAT the script stored
@@ -51,6 +58,23 @@ func (n *native) at(k int32) *nativeKey {
 		n.keys = append(n.keys, make([]nativeKey, i+1-len(n.keys))...)
 	}
 	return &n.keys[i]
+}
+
+// incr is INCR of key k's window idx (k's state nk): the new value.
+func (n *native) incr(nk *nativeKey, k int32, idx int64) int64 {
+	if nk.hasWin && nk.winIdx == idx {
+		nk.winCount++
+		return nk.winCount
+	}
+	if nk.hasWin {
+		n.counters[windowKey{k, nk.winIdx}] = nk.winCount
+	}
+	c, seen := n.counters[windowKey{k, idx}]
+	if !seen {
+		n.windows++
+	}
+	nk.hasWin, nk.winIdx, nk.winCount = true, idx, c+1
+	return c + 1
 }
 
 // reset deletes every key (Finish).
@@ -93,10 +117,8 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 	switch l.s.Kind {
 	case FixedWindow:
 		l.commands++
-		wk := windowKey{l.pk.cur, floorDiv(ms, w)}
-		l.newWindow(wk.idx)
-		l.nat.counters[wk]++
-		pass = l.nat.counters[wk] <= l.s.Limit
+		pass = l.nat.incr(n, l.pk.cur, floorDiv(ms, w)) <= l.s.Limit
+		l.peakMembers = max(l.peakMembers, l.nat.windows)
 	case SlidingLog:
 		n.log.removeUpTo(ms - w)
 		count := int64(len(n.log))
@@ -157,13 +179,12 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 	case EnvoyRatelimit:
 		g := l.s.Gateway
 		wk := windowKey{l.pk.cur, l.envoyStart(ms)}
-		l.newWindow(wk.idx)
 		l.commands += 2
 		if g.StopIncrement {
 			l.commands++
 		}
-		l.nat.counters[wk]++
-		over := l.nat.counters[wk] > g.Limit
+		over := l.nat.incr(n, wk.key, wk.idx) > g.Limit
+		l.peakMembers = max(l.peakMembers, l.nat.windows)
 		l.envoyOver(exec, i, wk, over)
 		pass = !over || g.Shadow
 	case Cell:
