@@ -34,6 +34,8 @@ func (c *fakeClock) Now() uint32    { return uint32(c.now) }
 var units = map[string]pb.RateLimitResponse_RateLimit_Unit{
 	"second": pb.RateLimitResponse_RateLimit_SECOND, "minute": pb.RateLimitResponse_RateLimit_MINUTE,
 	"hour": pb.RateLimitResponse_RateLimit_HOUR, "day": pb.RateLimitResponse_RateLimit_DAY,
+	"week": pb.RateLimitResponse_RateLimit_WEEK, "month": pb.RateLimitResponse_RateLimit_MONTH,
+	"year": pb.RateLimitResponse_RateLimit_YEAR,
 }
 
 // reference runs trace through envoyproxy/ratelimit's own Redis cache
@@ -94,14 +96,16 @@ func TestEnvoyRatelimitEqualsReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 17))
 	decisions := 0
 	for round := range 60 {
-		unit := []string{"second", "second", "minute", "hour", "day"}[r.IntN(5)]
+		unit := []string{"second", "second", "minute", "hour", "day", "week", "month", "year"}[r.IntN(8)]
 		spec := fmt.Sprintf("redis-envoy-ratelimit:limit=%d,unit=%s,stop-increment-over-limit=%t,local-cache=%t,shadow-mode=%t,instances=%d",
 			1+r.IntN(20), unit, r.IntN(2) == 0, r.IntN(2) == 0, r.IntN(6) == 0, 1+r.IntN(3))
 		s, err := distributed.Parse(spec, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		span := map[string]time.Duration{"second": 4 * time.Second, "minute": 3 * time.Minute, "hour": 3 * time.Hour, "day": 50 * time.Hour}[unit]
+		day := 24 * time.Hour
+		span := map[string]time.Duration{"second": 4 * time.Second, "minute": 3 * time.Minute, "hour": 3 * time.Hour, "day": 50 * time.Hour,
+			"week": 20 * day, "month": 80 * day, "year": 900 * day}[unit]
 		trace := make([]time.Duration, 300+r.IntN(300))
 		at := time.Duration(0)
 		for i := range trace {
