@@ -39,7 +39,7 @@ type RunOptions struct {
 	Format string
 	FailIf []string
 	// Redis is the URL of a real server for the redis-* limiters ("" for
-	// the embedded one).
+	// the embedded native default, "lua" for the embedded Lua).
 	Redis string
 }
 
