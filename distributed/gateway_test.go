@@ -79,9 +79,8 @@ func TestCellScriptEqualsPort(t *testing.T) {
 			key := fmt.Sprintf("%scell-port-%d", b.prefix, round)
 			c := b.conn()
 			for i := range 300 {
-				now += r.Int64N(3 * periodS * 1_000_000_000 / count)
-				if r.IntN(4) == 0 {
-					now += 0 // same instant
+				if r.IntN(4) > 0 { // else the same instant as the call before
+					now += r.Int64N(3 * periodS * 1_000_000_000 / count)
 				}
 				want := ref.throttle(maxBurst, count, periodS, quantity, now)
 				if name == "native" {
@@ -133,8 +132,8 @@ func TestCellScriptEqualsPort(t *testing.T) {
 	}
 }
 
-// springRef is the arithmetic of request_rate_limiter.lua written plainly
-// from the script, for the worked examples.
+// Spring's whole-second refill, its TTL of 0 and a burst below the rate,
+// decision for decision on every backend (docs/redis.md's worked example).
 func TestSpringGatewayWorkedExample(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *Backend) {
 		// rate 2/s, burst 4: four pass at once; TIME is whole seconds, so
@@ -186,9 +185,8 @@ func TestEnvoyRatelimitWorkedExample(t *testing.T) {
 		checkPattern(t, b, "redis-envoy-ratelimit:limit=3,shadow-mode=true", ms, "PPPPPPPP")
 		// A minute unit: one window from 0 to 60 s.
 		checkPattern(t, b, "redis-envoy-ratelimit:limit=2,unit=minute", []int{0, 30000, 59999, 60000}, "PPBP")
-		// The local cache: the over-limit reply at 999 ms is back at
-		// 1 ms + 999 ms = 1000 ms... in the next window, so it answers
-		// nothing; within a window it saves the round trip.
+		// The local cache answers a key once an over-limit reply for it is
+		// back, until its window ends, with no command and no wait.
 		l := mustNew(t, "redis-envoy-ratelimit:limit=1,local-cache=true,rtt=2ms", b)
 		trace := []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond, 4 * time.Millisecond}
 		got := decideAll(t, l, trace)

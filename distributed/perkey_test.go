@@ -2,6 +2,7 @@ package distributed
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,7 @@ func TestPerKey(t *testing.T) {
 		spec := randomSpec(r)
 		// One instance: instance numbers count every key's arrivals, so
 		// only then is a key's sub-trace a run of its own.
-		spec = strings.Replace(spec, "instances=", "instances=1,x=", 1)
-		spec = spec[:strings.Index(spec, ",x=")] + spec[strings.Index(spec, ",rtt="):]
+		spec = regexp.MustCompile(`instances=\d+`).ReplaceAllString(spec, "instances=1")
 		trace := nsTrace(r, 300+r.IntN(300), 3*time.Second)
 		keys := make([]int32, len(trace))
 		nkeys := 1 + r.IntN(5)
