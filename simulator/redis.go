@@ -27,6 +27,13 @@ type (
 	batchDecider interface {
 		DecideBatch(clocks []time.Duration, out []algorithms.Decision)
 	}
+	// keyedBatchDecider is a batchDecider bound to a key column (a redis-*
+	// spec with key=COLUMN): it also reads each arrival's key id in that
+	// column; KeyColumnIndex is -1 when it has none.
+	keyedBatchDecider interface {
+		KeyColumnIndex() int
+		DecideBatchKeys(clocks []time.Duration, keys []int32, out []algorithms.Decision)
+	}
 )
 
 // decideBatch lets a batchDecider decide arr into ds; false if lim is not
@@ -39,6 +46,15 @@ func decideBatch(lim algorithms.Limiter, arr []scenarios.Arrival, ds []algorithm
 	clocks := make([]time.Duration, len(arr))
 	for j := range arr {
 		clocks[j] = arr[j].Clock
+	}
+	if kb, ok := lim.(keyedBatchDecider); ok && kb.KeyColumnIndex() >= 0 {
+		col := kb.KeyColumnIndex()
+		keys := make([]int32, len(arr))
+		for j := range arr {
+			keys[j] = arr[j].Keys[col]
+		}
+		kb.DecideBatchKeys(clocks, keys, ds)
+		return true
 	}
 	b.DecideBatch(clocks, ds)
 	return true

@@ -39,7 +39,7 @@ type RunOptions struct {
 	Format string
 	FailIf []string
 	// Redis is the URL of a real server for the redis-* limiters ("" for
-	// the embedded one).
+	// the embedded native default, "lua" for the embedded Lua).
 	Redis string
 }
 
@@ -102,7 +102,7 @@ with status 3, its files written.`,
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the summary table")
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
-	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB instead of the embedded one")
+	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB, or lua for the embedded Lua interpreter, instead of the embedded native default")
 	return cmd
 }
 
