@@ -92,8 +92,12 @@ func (b *Bucket4j) Check(now time.Duration) Decision { return b.tryConsume(now, 
 func (b *Bucket4j) Record(time.Duration) {}
 
 func (b *Bucket4j) tryConsume(now time.Duration, tokens int64) Decision {
+	// LockFreeBucket refills a copy of the state and stores it only with
+	// a consumption: a refused request leaves the state as it was.
+	saved := *b
 	b.refill(b.nanos(now))
 	if tokens > b.size {
+		*b = saved
 		return Decision{}
 	}
 	b.size -= tokens

@@ -343,6 +343,11 @@ func TestBucket4jRefill(t *testing.T) {
 		t.Errorf("ms clock: %s", got)
 	}
 	checkCosts(t, "bucket4j:capacity=4,refill-tokens=4", []costAt{{0, 5, false}, {0, 3, true}, {0, 2, false}, {250 * ms, 2, true}})
+	// A refused request stores nothing, not even its refill (LockFreeBucket
+	// keeps the state it copied): after a clock step back, the refill runs
+	// from the last pass, 1.5 tokens, not from the refusal.
+	checkCosts(t, "bucket4j:capacity=2,refill-tokens=1,clock=nanos", []costAt{
+		{0, 2, true}, {2 * time.Second, 3, false}, {1500 * ms, 2, false}, {1500 * ms, 1, true}})
 }
 
 func TestGatewaySpecs(t *testing.T) {
