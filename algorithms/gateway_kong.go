@@ -60,9 +60,12 @@ type KongConfig struct {
 //
 // The lab keeps one counter per unit, the current window's: a clock that
 // steps back into an earlier window finds it empty, where Kong could still
-// find that window's key. The epoch (virtual time 0) is the first multiple of lcm(1 s, smallest
-// configured unit up to a day) at or after 1.6e12 Unix ms, so minute, hour
-// and day windows start at t = 0.
+// find that window's key.
+//
+// The epoch (virtual time 0) is the first multiple of the largest
+// configured unit up to a day (a day for month and year) at or after
+// 1.6e12 Unix ms, so every configured second, minute, hour and day window
+// starts at t = 0.
 type Kong struct {
 	ctr [kongUnits]kongCounter
 	cfg *kongParams
@@ -84,7 +87,7 @@ type kongParams struct {
 // NewKong validates c and builds the limiter.
 func NewKong(c KongConfig) (*Kong, error) {
 	p := &kongParams{KongConfig: c}
-	smallest := int64(0)
+	largest := int64(1000)
 	for u, l := range c.Limits {
 		if l == 0 {
 			continue
@@ -93,14 +96,12 @@ func NewKong(c KongConfig) (*Kong, error) {
 			return nil, fmt.Errorf("kong: %s must be a positive number, got %s (for example %s=100)", kongUnitNames[u], formatFloat(l), kongUnitNames[u])
 		}
 		p.units = append(p.units, u)
-		if smallest == 0 {
-			smallest = min(kongExpiration[u], 86400) * 1000
-		}
+		largest = max(largest, min(kongExpiration[u], 86400)*1000)
 	}
 	if len(p.units) == 0 {
 		return nil, fmt.Errorf("kong: give at least one of second, minute, hour, day, month, year (for example kong:minute=100)")
 	}
-	l := lcm(smallest, 1000)
+	l := largest // a multiple of 1000 and of every smaller unit
 	const target = 1_600_000_000_000
 	p.epoch = (target + l - 1) / l * l
 	return &Kong{cfg: p}, nil
