@@ -167,3 +167,7 @@ func (l *Traefik) Rate() float64 { return l.cfg.rate }
 
 // StateBytes implements Limiter.
 func (l *Traefik) StateBytes() int { return int(unsafe.Sizeof(*l)) }
+
+// EpochMs is the Unix ms of virtual time 0: Traefik's expiry reads whole
+// Unix seconds of epoch + t.
+func (l *Traefik) EpochMs() int64 { return epochMs(1) }
