@@ -37,7 +37,10 @@ type Bucket4jConfig struct {
 //   - intervally: the time since the last refill is cut down to whole
 //     periods, so tokens arrive only at creation + k·period.
 //
-// A request passes iff cost ≤ tokens, and takes them. Time is
+// A request passes iff cost ≤ tokens, and takes them; a refused request
+// stores nothing, not even its refill (LockFreeBucket refills a copy and
+// keeps it only with a consumption), which shows after a clock step back.
+// Time is
 // TimeMeter.SYSTEM_MILLISECONDS by default: whole milliseconds (of the
 // lab's epoch + t, only differences matter) times 10^6; clock=nanos reads
 // every nanosecond. The overflow fallbacks (to double arithmetic) are
