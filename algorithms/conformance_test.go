@@ -219,6 +219,14 @@ func BenchmarkDecide(b *testing.B) {
 		{"leaky-bucket-go", "leaky-bucket:flavor=go"},
 		{"warm-up-go", "warm-up:flavor=go"},
 		{"warm-up-rate-limiter-go", "warm-up-rate-limiter:flavor=go"},
+		{"envoy-local", "envoy-local:tokens-per-fill=1000"},
+		{"envoy-local-timer", "envoy-local:tokens-per-fill=50,fill-interval=50ms,mode=timer"},
+		{"traefik", "traefik:burst=1000"},
+		{"haproxy", "haproxy:period=1s"},
+		{"kong", "kong"},
+		{"kong-redis-3-units", "kong:second=1000,minute=50000,day=1000000,policy=redis"},
+		{"resilience4j", "resilience4j:limit-for-period=1000,refresh-period=1s,timeout=0s"},
+		{"bucket4j", "bucket4j"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			l := mustNew(b, bc.spec, benchLimit)
