@@ -403,3 +403,25 @@ func TestGatewayStateSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvoyTimerVectors replays Envoy 1.30's LocalRateLimiterImplTest
+// (test/extensions/filters/common/local_ratelimit/local_ratelimit_test.cc)
+// through mode=timer: each invokeCallback() of the fill timer is the next
+// tick, at k·fill_interval.
+func TestEnvoyTimerVectors(t *testing.T) {
+	tick := func(k int) time.Duration { return time.Duration(k) * 200 * ms }
+	// TokenBucket: {200ms, max 1, per fill 1}.
+	checkCosts(t, "envoy-local:max-tokens=1,tokens-per-fill=1,fill-interval=200ms,mode=timer", []costAt{
+		{0, 1, true}, {0, 1, false}, {0, 1, false},
+		{tick(1), 1, true}, {tick(1), 1, false},
+		{tick(3), 1, true}, {tick(3), 1, false}}) // two fills: 0 → 1 → 1
+	// TokenBucketMultipleTokensPerFill: {200ms, 2, 2}.
+	checkCosts(t, "envoy-local:max-tokens=2,tokens-per-fill=2,fill-interval=200ms,mode=timer", []costAt{
+		{0, 1, true}, {0, 1, true}, {0, 1, false},
+		{tick(1), 1, true},
+		{tick(2), 1, true}, {tick(2), 1, true}, {tick(2), 1, false}})
+	// TokenBucketMaxTokensGreaterThanTokensPerFill: {200ms, 2, 1}.
+	checkCosts(t, "envoy-local:max-tokens=2,tokens-per-fill=1,fill-interval=200ms,mode=timer", []costAt{
+		{0, 1, true}, {0, 1, true}, {0, 1, false},
+		{tick(1), 1, true}, {tick(1), 1, false}})
+}
