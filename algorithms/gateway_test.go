@@ -355,6 +355,7 @@ func TestGatewaySpecs(t *testing.T) {
 		{"envoy-local", "envoy-local:max-tokens=100,tokens-per-fill=1,fill-interval=1s,mode=atomic,phase=0s,max-descriptors=20"},
 		{"envoy-local:mode=TIMER,fill-interval=0.25s,tokens-per-fill=25", "envoy-local:max-tokens=100,tokens-per-fill=25,fill-interval=250ms,mode=timer,phase=0s,max-descriptors=20"},
 		{"traefik", "traefik:average=100,period=1s,burst=1"},
+		{"traefik:burst=0,period=0s", "traefik:average=100,period=1s,burst=1"},
 		{"haproxy", "haproxy:limit=100,period=10s,expire=0s"},
 		{"kong", "kong:second=100,policy=local"},
 		{"kong:policy=redis,hour=7,second=2.5", "kong:second=2.5,hour=7,policy=redis"},

@@ -61,13 +61,18 @@ type traefikParams struct {
 // NewTraefik validates c and builds the limiter.
 func NewTraefik(c TraefikConfig) (*Traefik, error) {
 	const maxAverage = math.MaxInt64 / int64(time.Second)
+	// As Traefik's New: burst = max(burst, 1), a period of 0 is 1 s.
+	c.Burst = max(c.Burst, 1)
+	if c.Period == 0 {
+		c.Period = time.Second
+	}
 	switch {
 	case c.Average < 1 || c.Average > maxAverage:
 		return nil, fmt.Errorf("traefik: average must be a whole number from 1 to %d, got %d (Traefik treats 0 as no limit)", maxAverage, c.Average)
-	case c.Period <= 0:
-		return nil, fmt.Errorf("traefik: period must be positive, got %v (for example period=1s)", c.Period)
-	case c.Burst < 1 || c.Burst > math.MaxInt32:
-		return nil, fmt.Errorf("traefik: burst must be a whole number from 1 to %d, got %d", math.MaxInt32, c.Burst)
+	case c.Period < 0:
+		return nil, fmt.Errorf("traefik: period must not be negative, got %v (for example period=1s; Traefik refuses it)", c.Period)
+	case c.Burst > math.MaxInt32:
+		return nil, fmt.Errorf("traefik: burst must be at most %d, got %d", math.MaxInt32, c.Burst)
 	}
 	p := &traefikParams{TraefikConfig: c}
 	p.rate = float64(c.Average*int64(time.Second)) / float64(c.Period)
