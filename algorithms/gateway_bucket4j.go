@@ -193,3 +193,11 @@ func (b *Bucket4j) Rate() float64 {
 
 // StateBytes implements Limiter.
 func (b *Bucket4j) StateBytes() int { return int(unsafe.Sizeof(*b)) }
+
+// Fresh implements Freshener: a full bucket created at t = 0, sharing b's
+// configuration.
+func (b *Bucket4j) Fresh() Limiter {
+	n := &Bucket4j{size: b.cfg.Capacity, cfg: b.cfg}
+	n.lastRefill = n.nanos(0)
+	return n
+}

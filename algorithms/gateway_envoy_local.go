@@ -191,3 +191,11 @@ func (e *EnvoyLocal) Rate() float64 {
 // StateBytes implements Limiter: the bucket's state and a pointer to the
 // shared configuration.
 func (e *EnvoyLocal) StateBytes() int { return int(unsafe.Sizeof(*e)) }
+
+// Fresh implements Freshener: a new bucket (full, no ticks applied)
+// sharing l's configuration.
+func (e *EnvoyLocal) Fresh() Limiter {
+	n := &EnvoyLocal{cfg: e.cfg}
+	n.reset()
+	return n
+}

@@ -170,3 +170,7 @@ func (h *HAProxy) Rate() float64 { return float64(h.cfg.Limit) / h.cfg.Period.Se
 
 // StateBytes implements Limiter.
 func (h *HAProxy) StateBytes() int { return int(unsafe.Sizeof(*h)) }
+
+// Fresh implements Freshener: no stick-table entry yet, sharing h's
+// configuration.
+func (h *HAProxy) Fresh() Limiter { return &HAProxy{cfg: h.cfg} }

@@ -228,3 +228,6 @@ func (k *Kong) Rate() float64 {
 // StateBytes implements Limiter: a counter per unit and a pointer to the
 // shared configuration.
 func (k *Kong) StateBytes() int { return int(unsafe.Sizeof(*k)) }
+
+// Fresh implements Freshener: no counters yet, sharing k's configuration.
+func (k *Kong) Fresh() Limiter { return &Kong{cfg: k.cfg} }

@@ -124,3 +124,9 @@ func (r *Resilience4j) Rate() float64 {
 
 // StateBytes implements Limiter.
 func (r *Resilience4j) StateBytes() int { return int(unsafe.Sizeof(*r)) }
+
+// Fresh implements Freshener: a limiter created at t = 0 (cycle 0, full),
+// sharing r's configuration.
+func (r *Resilience4j) Fresh() Limiter {
+	return &Resilience4j{permissions: r.cfg.LimitForPeriod, cfg: r.cfg}
+}

@@ -426,3 +426,23 @@ func TestEnvoyTimerVectors(t *testing.T) {
 		{0, 1, true}, {0, 1, true}, {0, 1, false},
 		{tick(1), 1, true}, {tick(1), 1, false}})
 }
+
+// TestGatewayFresh: Fresh() decides as a limiter built from the spec, even
+// after its source has decided a trace.
+func TestGatewayFresh(t *testing.T) {
+	trace := concat(spread(300, 0, 3*time.Second), spread(50, 2*time.Second, 2100*ms), spread(100, 5*time.Second, 9*time.Second))
+	for _, spec := range constructors {
+		l := mustNew(t, spec, 0)
+		f, ok := l.(Freshener)
+		if !ok {
+			continue
+		}
+		decideAll(l, trace)
+		fresh, built := f.Fresh(), mustNew(t, spec, 0)
+		for i, at := range trace {
+			if a, b := fresh.Decide(at), built.Decide(at); a != b {
+				t.Fatalf("%s arrival %d: Fresh decides %+v, New %+v", spec, i, a, b)
+			}
+		}
+	}
+}

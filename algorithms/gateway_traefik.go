@@ -176,3 +176,7 @@ func (l *Traefik) StateBytes() int { return int(unsafe.Sizeof(*l)) }
 // EpochMs is the Unix ms of virtual time 0: Traefik's expiry reads whole
 // Unix seconds of epoch + t.
 func (l *Traefik) EpochMs() int64 { return epochMs(1) }
+
+// Fresh implements Freshener: a source never seen, sharing l's
+// configuration.
+func (l *Traefik) Fresh() Limiter { return &Traefik{cfg: l.cfg, fresh: true} }

@@ -29,6 +29,14 @@ type Expirer interface {
 	Expired(now time.Duration) bool
 }
 
+// Freshener is implemented by limiters that make a new instance of
+// themselves cheaply: Fresh returns a limiter in the state New gives (as
+// created at t = 0), sharing the receiver's immutable configuration, for
+// the per-key wrapper to start each new key from.
+type Freshener interface {
+	Fresh() Limiter
+}
+
 // EpochReader is implemented by limiters that read a wall clock: EpochMs
 // is the Unix ms that virtual time 0 maps to (summary.json's epoch_ms).
 type EpochReader interface {
