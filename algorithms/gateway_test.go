@@ -446,3 +446,106 @@ func TestGatewayFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestHAProxyObserved pins the http_req_rate readings HAProxy 2.6.12
+// itself showed (`show table` on its stats socket after each request, run
+// under libfaketime with a frozen clock stepped to each arrival, limit 3,
+// http_req_rate(1000ms)), with the 200/429 answers it gave. Past 1.9 s its
+// clock_update_date took the fake clock's next jump for a clock jump and
+// stopped following it, so the run ends there.
+func TestHAProxyObserved(t *testing.T) {
+	h := mustNew(t, "haproxy:limit=3,period=1s", 0).(*HAProxy)
+	times := []time.Duration{0, 0, 0, 0, 500 * ms, 1000 * ms, 1200 * ms, 1900 * ms}
+	rates := []uint32{1, 2, 3, 4, 5, 6, 6, 3}
+	codes := "+++....+"
+	for i, at := range times {
+		d := h.Decide(at)
+		if got := h.rate(uint32(h.cfg.epoch + floorMs(at))); got != rates[i] || d.Pass != (codes[i] == '+') {
+			t.Errorf("request %d at %v: rate %d pass %v; HAProxy showed %d and %c", i, at, got, d.Pass, rates[i], codes[i])
+		}
+	}
+}
+
+// freqCtrRef is src/freq_ctr.c and include/haproxy/freq_ctr.h written out
+// for one thread, as C reads (uint arithmetic, the lock bit, the slow path
+// taken by update_freq_ctr_period), for TestHAProxyMatchesFreqCtr.
+type freqCtrRef struct{ currTick, currCtr, prevCtr uint32 }
+
+func (c *freqCtrRef) updatePeriod(now, period, inc uint32) uint32 {
+	currTick := c.currTick
+	if now-currTick < period {
+		c.currCtr += inc
+		return c.currCtr
+	}
+	// update_freq_ctr_period_slow: the CAS on curr_tick | 1 succeeds alone.
+	c.prevCtr, c.currCtr = c.currCtr, inc
+	currTick += period
+	if now-currTick >= period {
+		c.prevCtr = 0
+		currTick = now
+	}
+	c.currTick = currTick &^ 1
+	return inc
+}
+
+func (c *freqCtrRef) total(now, period uint32, pend int) uint64 {
+	tick, past, curr := c.currTick, uint64(c.prevCtr), uint64(c.currCtr)
+	remain := int32(tick + period - now) // int remain = tick + period - global_now_ms
+	if remain < 0 {
+		remain += int32(period)
+		if remain >= 0 {
+			past = curr
+		} else {
+			past = 0
+		}
+		curr = 0
+	}
+	if pend < 0 {
+		pend = 0
+		if curr == 0 && past <= 1 {
+			return past * uint64(period)
+		}
+	}
+	return past*uint64(int64(remain)) + (curr+uint64(pend))*uint64(period)
+}
+
+func (c *freqCtrRef) readPeriod(now, period uint32) uint32 {
+	return uint32(c.total(now, period, -1) / uint64(period))
+}
+
+// TestHAProxyMatchesFreqCtr drives haproxy and the freq_ctr transliteration
+// over random periods (odd ones too), limits and traces with idle gaps and
+// steps back, near the 32-bit wrap of now_ms as well.
+func TestHAProxyMatchesFreqCtr(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	decisions := 0
+	for c := 0; c < 200; c++ {
+		period := uint32(1 + rng.IntN(3000))
+		limit := int64(1 + rng.IntN(50))
+		l := mustNew(t, fmt.Sprintf("haproxy:limit=%d,period=%dms", limit, period), 0).(*HAProxy)
+		var ref freqCtrRef
+		at := time.Duration(rng.Int64N(int64(time.Second)))
+		if c%4 == 0 { // start just before now_ms wraps
+			at = time.Duration((1<<32)-int64(uint32(l.cfg.epoch))-int64(rng.IntN(2000))) * ms
+		}
+		for i := 0; i < 500; i++ {
+			switch rng.IntN(20) {
+			case 0:
+				at += time.Duration(rng.Int64N(int64(4*period))) * ms
+			case 1:
+				at -= time.Duration(rng.Int64N(int64(period))) * ms
+			case 2, 3:
+			default:
+				at += time.Duration(rng.ExpFloat64() * float64(period) / float64(limit) * float64(ms))
+			}
+			now := uint32(l.cfg.epoch + floorMs(at))
+			ref.updatePeriod(now, period, 1)
+			want := uint64(ref.readPeriod(now, period)) <= uint64(limit)
+			decisions++
+			if got := l.Decide(at).Pass; got != want {
+				t.Fatalf("period %d limit %d, arrival %d at %v: pass %v, freq_ctr says %v", period, limit, i, at, got, want)
+			}
+		}
+	}
+	t.Logf("%d decisions identical", decisions)
+}
