@@ -114,7 +114,9 @@ func (l *Traefik) Check(now time.Duration) Decision {
 		if now < last {
 			last = now
 		}
-		tokens = l.tokens + durationSeconds(now-last)*p.rate
+		// float64(…) rounds the product: no fused multiply-add (GOAMD64=v3
+		// may fuse x*y + z), as x/time/rate computes delta apart.
+		tokens = l.tokens + float64(durationSeconds(now-last)*p.rate)
 		if tokens > p.burst {
 			tokens = p.burst
 		}
@@ -131,7 +133,7 @@ func (l *Traefik) Check(now time.Duration) Decision {
 	// CancelAt(now): timeToAct = now+wait is not before now and is the
 	// limiter's lastEvent, so restoreTokens = 1; advance(now) adds nothing
 	// (last = now), and the token comes back (as a float sum).
-	tokens = l.tokens + durationSeconds(0)*p.rate + 1
+	tokens = l.tokens + float64(durationSeconds(0)*p.rate) + 1
 	if tokens > p.burst {
 		tokens = p.burst
 	}
