@@ -165,6 +165,7 @@ var (
 // that family's file (one line here per family).
 var kinds = slices.Concat(
 	coreKinds,
+	gatewayKinds,
 )
 
 var coreKinds = []kind{

@@ -165,6 +165,9 @@ func Catalog() []Scenario {
 		slowDownstream(),
 		flapping(),
 		priorityMix(),
+		gatewayBoundary(),
+		gatewayIdleSecond(),
+		gatewayOverLimit(),
 		{
 			Name:        "redis-race",
 			Description: "4 gateway instances, 4 ms round trips to one Redis, bursts of 200 requests in 20 ms every second: the atomic Lua script against §4.2's check-then-act",

@@ -106,7 +106,6 @@ type redisSummaryJS struct {
 	RedisCommands    int64   `json:"redis_commands"`
 	RedisPeakMembers int64   `json:"redis_peak_members"`
 	RedisPeakBytes   jsonNum `json:"redis_peak_bytes"`
-	EpochMs          int64   `json:"epoch_ms"`
 }
 
 func redisSummary(a *AlgoResult) *redisSummaryJS {
@@ -116,7 +115,6 @@ func redisSummary(a *AlgoResult) *redisSummaryJS {
 	js := &redisSummaryJS{
 		RedisCommands:    a.Redis.Commands,
 		RedisPeakMembers: a.Redis.PeakMembers,
-		EpochMs:          a.Redis.EpochMs,
 	}
 	if a.Redis.PeakBytes >= 0 {
 		js.RedisPeakBytes = jsonNum(strconv.FormatInt(a.Redis.PeakBytes, 10))

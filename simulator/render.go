@@ -138,6 +138,9 @@ type algoSummaryJS struct {
 	WaitMaxMs       jsonNum `json:"wait_max_ms"`
 	StateBytes      int     `json:"state_bytes"`
 	LateAdmissions  int64   `json:"late_admissions,omitempty"`
+	// EpochMs is set for limiters that read a wall clock: the redis-*
+	// ones and the gateway limiters (see epochMs).
+	EpochMs *int64 `json:"epoch_ms,omitempty"`
 	*chainSummaryJS
 	*redisSummaryJS
 	*prioritySummaryJS
@@ -198,6 +201,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		js.chainSummaryJS = chainSummary(a.Chain)
 		js.redisSummaryJS = redisSummary(&r.Algorithms[i])
 		js.prioritySummaryJS = prioritySummary(a.Priority)
+		js.EpochMs = epochMs(&r.Algorithms[i])
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

@@ -66,6 +66,11 @@ type AlgoResult struct {
 	NsPerDecision float64
 	// Redis holds a Redis limiter's figures (nil for the others).
 	Redis *RedisFigures
+	// EpochMs is the Unix ms that virtual time 0 maps to for a limiter that
+	// reads a wall clock (kong, traefik, haproxy); HasEpochMs says there is
+	// one. A Redis limiter's is in Redis.
+	EpochMs    int64
+	HasEpochMs bool
 	// Chain holds the responses and the breaker of an evented row (a
 	// chain, a breaker, or any row with a downstream or recorded
 	// responses); nil on the fast path.
