@@ -149,6 +149,7 @@ var (
 // that family's file (one line here per family).
 var kinds = slices.Concat(
 	coreKinds,
+	keyedKinds,
 )
 
 var coreKinds = []kind{
@@ -506,6 +507,14 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 	k, err := findKind(name)
 	if err != nil {
 		return nil, err
+	}
+	// Any single-key kind with key=COLUMN (and capacity=N) is made per-key
+	// (keyed.go).
+	if l, ok, err := newKeyedSpec(k, rest, defaultLimit); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
 	}
 	a := &args{name: k.info.Name, raw: map[string]string{}, defaultLimit: defaultLimit, params: k.allParams()}
 	keys := make([]string, len(a.params))

@@ -54,6 +54,9 @@ type outcome struct {
 	traceResp   bool
 	traceFailed bool
 	traceRT     time.Duration
+
+	// req is what per-key stages read of the arrival (RequestStage).
+	req algorithms.Request
 }
 
 // Transition is one state change of a chain's circuit breaker.
@@ -115,6 +118,8 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	case algorithms.Stage:
 		u.stages = []algorithms.Stage{l}
 		u.breaker, _ = l.(*algorithms.CircuitBreaker)
+	case algorithms.RequestLimiter:
+		u.stages = []algorithms.Stage{requestStage{l}}
 	default:
 		u.stages = []algorithms.Stage{decideStage{lim}}
 	}
@@ -132,6 +137,17 @@ type decideStage struct{ algorithms.Limiter }
 func (d decideStage) Check(now time.Duration) algorithms.Decision { return d.Decide(now) }
 func (d decideStage) Record(time.Duration)                        {}
 
+// requestStage is decideStage for a RequestLimiter (a per-key limiter on
+// a row with a downstream).
+type requestStage struct{ algorithms.RequestLimiter }
+
+func (d requestStage) Check(now time.Duration) algorithms.Decision { return d.Decide(now) }
+func (d requestStage) Record(time.Duration)                        {}
+func (d requestStage) CheckRequest(now time.Duration, r *algorithms.Request) algorithms.Decision {
+	return d.DecideRequest(now, r)
+}
+func (d requestStage) RecordRequest(time.Duration, *algorithms.Request) {}
+
 func (u *chainUnit) get(seq int64) *outcome { return &u.pend[u.off+int(seq-u.base)] }
 
 // arrive feeds arrival seq.
@@ -142,6 +158,7 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 	}
 	u.pend = append(u.pend, outcome{seq: seq, at: a.At, clock: a.Clock,
 		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT})
+	requestOf(&a, &u.pend[len(u.pend)-1].req)
 	u.step(seq, 0, a.Clock)
 	u.emit()
 }
@@ -198,6 +215,8 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 				u.transition(o, t, before, after)
 				u.probes++
 			}
+		} else if rs, ok := s.(algorithms.RequestStage); ok {
+			d = rs.CheckRequest(t, &o.req)
 		} else {
 			d = s.Check(t)
 		}
@@ -216,7 +235,11 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 	}
 	// Admitted at t: every stage records the pass (StatisticSlot).
 	for _, s := range u.stages {
-		s.Record(t)
+		if rs, ok := s.(algorithms.RequestStage); ok {
+			rs.RecordRequest(t, &o.req)
+		} else {
+			s.Record(t)
+		}
 	}
 	o.dec = algorithms.Decision{Pass: true, Wait: t - o.clock}
 	switch {
