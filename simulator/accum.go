@@ -38,6 +38,7 @@ type accumulator struct {
 	decisions int64
 
 	chain *chainStats // evented rows only (chain.go)
+	keys  *keyStats   // keyed rows only (keys.go)
 }
 
 func newAccumulator(cfg *Config) *accumulator {
@@ -153,6 +154,7 @@ func (b *Bin) merge(o Bin) {
 	b.Blocked += o.Blocked
 	b.WaitSum += o.WaitSum
 	b.WaitMax = max(b.WaitMax, o.WaitMax)
+	b.KeysHurt += o.KeysHurt
 }
 
 // add records one decision for an arrival at true time at.
@@ -295,6 +297,9 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 	}
 	if a.chain != nil {
 		r.Chain = a.chain.result(lo, hi, a)
+	}
+	if a.keys != nil {
+		r.Keys = a.keys.result(a.passed)
 	}
 	r.Bins = make([]Bin, hi-lo)
 	if len(a.bins) > 0 {

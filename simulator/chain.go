@@ -56,7 +56,8 @@ type outcome struct {
 	traceRT     time.Duration
 
 	// req is what per-key stages read of the arrival (RequestStage).
-	req algorithms.Request
+	req  algorithms.Request
+	user int32
 }
 
 // Transition is one state change of a chain's circuit breaker.
@@ -159,6 +160,7 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 	u.pend = append(u.pend, outcome{seq: seq, at: a.At, clock: a.Clock,
 		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT})
 	requestOf(&a, &u.pend[len(u.pend)-1].req)
+	u.pend[len(u.pend)-1].user = a.User
 	u.step(seq, 0, a.Clock)
 	u.emit()
 }

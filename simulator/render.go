@@ -59,10 +59,12 @@ const SeriesHeader = "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms
 func WriteSeriesCSV(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	chain := HasResponses(r)
-	bw.WriteString(seriesHeader(chain))
+	keyed := HasKeys(r)
+	bw.WriteString(seriesKeysHeader(seriesHeader(chain), keyed))
 	var b []byte
 	for _, a := range r.Algorithms {
 		name := csvField(a.Spec)
+		var hurt int64 // keys_hurt, a running sum
 		for i, bin := range a.Bins {
 			b = append(b[:0], name...)
 			b = append(b, ',')
@@ -83,6 +85,10 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			b = append(b, fmtMs(bin.WaitMax)...)
 			if chain {
 				b = appendResponseBin(b, &bin)
+			}
+			if keyed {
+				hurt += bin.KeysHurt
+				b = appendKeysHurt(b, a.Keys != nil, hurt)
 			}
 			b = append(b, '\n')
 			bw.Write(b)
@@ -132,6 +138,7 @@ type algoSummaryJS struct {
 	LateAdmissions  int64   `json:"late_admissions,omitempty"`
 	*chainSummaryJS
 	*redisSummaryJS
+	*keysSummaryJS
 }
 
 func passRatio(passed, arrived int64) float64 {
@@ -188,6 +195,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		}
 		js.chainSummaryJS = chainSummary(a.Chain)
 		js.redisSummaryJS = redisSummary(&r.Algorithms[i])
+		js.keysSummaryJS = keysSummary(a.Keys)
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

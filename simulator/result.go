@@ -70,6 +70,8 @@ type AlgoResult struct {
 	// chain, a breaker, or any row with a downstream or recorded
 	// responses); nil on the fast path.
 	Chain *ChainResult
+	// Keys holds the per-key results of a keyed row (nil for the others).
+	Keys *KeyResult
 }
 
 // ChainResult is what an evented row adds: its responses and its
@@ -105,6 +107,9 @@ type Bin struct {
 	// by their exit time; RTSum and RTMax describe their response times.
 	Completed, Errors, Timeouts int64
 	RTSum, RTMax                time.Duration
+	// KeysHurt counts the keys whose first reject fell in this bin (keyed
+	// rows only; series.csv's keys_hurt column is its running sum).
+	KeysHurt int64
 }
 
 // TuneResult is the outcome of running leap-array at several sample counts
