@@ -34,6 +34,14 @@ type traceStream struct {
 	// cols is the number of columns: 1 (t_ms), 2 (t_ms,rt_ms) or 3
 	// (t_ms,rt_ms,error).
 	cols int
+
+	// named is set by a header with named columns (trace_columns.go);
+	// keys interns its key and user cells; cpu and load1 hold the last
+	// values of those columns; scratch unquotes cells.
+	named      *namedColumns
+	keys       *KeyTable
+	cpu, load1 float32
+	scratch    []byte
 }
 
 // StepsBack returns how many timestamps so far were below the one before
@@ -73,7 +81,7 @@ func NewTraceReader(r io.Reader, name string) Stream {
 func newTrace(r io.Reader, name string) *traceStream {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxTraceLine)
-	return &traceStream{name: name, sc: sc}
+	return &traceStream{name: name, sc: sc, keys: NewKeyTable()}
 }
 
 func (t *traceStream) fail(format string, args ...any) (Arrival, bool) {
@@ -114,6 +122,16 @@ func (t *traceStream) Next() (Arrival, bool) {
 		}
 		h := strings.TrimSpace(strings.TrimPrefix(t.sc.Text(), "\ufeff"))
 		t.cols = responseColumns(h)
+		if t.cols == 0 {
+			nc, ok, err := parseNamedHeader(h)
+			if err != nil {
+				return t.fail("%v", err)
+			}
+			t.named = nc
+			if ok {
+				t.cols = 1
+			}
+		}
 		if t.cols == 0 && h != TraceHeader {
 			if _, err := parseMillis(h); err == nil {
 				return t.fail("the first line is %q, not the header %s; add a first line %s", clip(h), TraceHeader, TraceHeader)
@@ -123,6 +141,9 @@ func (t *traceStream) Next() (Arrival, bool) {
 	}
 	if !t.scan() {
 		return Arrival{}, false
+	}
+	if t.named != nil {
+		return t.namedLine(t.sc.Bytes())
 	}
 	s := strings.TrimSpace(t.sc.Text())
 	if s == "" {
