@@ -41,6 +41,9 @@ type RunOptions struct {
 	// Redis is the URL of a real server for the redis-* limiters ("" for
 	// the embedded one).
 	Redis string
+	// Top is how many keys by rejections to list under the table for a
+	// per-key limiter.
+	Top int
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
@@ -101,6 +104,7 @@ with status 3, its files written.`,
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
 	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB instead of the embedded one")
+	f.IntVar(&opts.Top, "top", 10, "per-key limiters: list this many keys by rejections under the table (0: none)")
 	return cmd
 }
 
@@ -257,6 +261,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer stream.Close()
+	keyTable, err := bindKeys(stream, p.src.Name, p.limiters)
+	if err != nil {
+		return err
+	}
 	stopTracking := rs.trackProgress(&p.cfg, bar.update)
 	res, err := simulator.Run(ctx, stream, p.limiters, p.cfg)
 	stopTracking()
@@ -279,6 +287,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		files = append(files, "breaker.csv")
 	}
+	keyFiles, err := writeKeysCSV(dir, res, keyTable)
+	if err != nil {
+		return err
+	}
+	files = append(files, keyFiles...)
 	if opts.Chart != "none" {
 		if err := dir.WriteFile("chart.png", func(w io.Writer) error { return plots.ChartContext(ctx, w, res, chart) }); err != nil {
 			return err
@@ -309,6 +322,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	if err := render(opts.IO.Out, rep); err != nil {
 		return err
+	}
+	if opts.Format == "table" {
+		if err := printTopKeys(opts.IO.Out, res, keyTable, opts.Top); err != nil {
+			return err
+		}
 	}
 	side := opts.IO.Out // the "wrote" line and, off the table, the warnings
 	if opts.Format != "table" {
