@@ -60,4 +60,6 @@ func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top
 	return err
 }
 
-func fmtNum(v float64) string { return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".") }
+func fmtNum(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
