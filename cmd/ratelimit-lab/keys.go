@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
@@ -19,10 +20,30 @@ import (
 // name "key" stands for the stream's first key column when no column is
 // called key (an access log read with --key ip). It returns the key
 // table, or nil when no limiter is keyed.
-func bindKeys(st scenarios.Stream, srcName string, limiters []algorithms.Limiter) (*scenarios.KeyTable, error) {
+//
+// A trace knows its columns once its header is read, so when a limiter is
+// keyed the first arrival is read here and the returned stream gives it
+// back first.
+func bindKeys(st scenarios.Stream, srcName string, limiters []algorithms.Limiter) (scenarios.Stream, *scenarios.KeyTable, error) {
+	keyed := false
+	for _, l := range limiters {
+		if ku, ok := l.(algorithms.KeyColumnUser); ok && len(ku.KeyColumns()) > 0 {
+			keyed = true
+		}
+	}
+	if !keyed {
+		return st, nil, nil
+	}
+	p := &peekStream{Stream: st}
+	p.first, p.has = st.Next()
+	t, err := bindKeyColumns(p, srcName, limiters)
+	return p, t, err
+}
+
+func bindKeyColumns(st *peekStream, srcName string, limiters []algorithms.Limiter) (*scenarios.KeyTable, error) {
 	var table *scenarios.KeyTable
-	cols := scenarios.StreamColumns(st).Keys
-	ks, keyed := st.(scenarios.KeyedStream)
+	cols := scenarios.StreamColumns(st.Stream).Keys
+	ks, keyed := st.Stream.(scenarios.KeyedStream)
 	if keyed && cols == nil {
 		cols = ks.KeyColumns()
 	}
@@ -62,6 +83,36 @@ func bindKeys(st scenarios.Stream, srcName string, limiters []algorithms.Limiter
 		}
 	}
 	return table, nil
+}
+
+// peekStream gives back an arrival read ahead, then the rest of the
+// stream, and forwards what the run asks of the stream.
+type peekStream struct {
+	scenarios.Stream
+	first     scenarios.Arrival
+	has, done bool
+}
+
+func (p *peekStream) Next() (scenarios.Arrival, bool) {
+	if !p.done {
+		p.done = true
+		if !p.has {
+			return scenarios.Arrival{}, false
+		}
+		return p.first, true
+	}
+	return p.Stream.Next()
+}
+
+func (p *peekStream) Columns() scenarios.Columns { return scenarios.StreamColumns(p.Stream) }
+
+func (p *peekStream) StepsBack() (int64, time.Duration) {
+	if c, ok := p.Stream.(interface {
+		StepsBack() (int64, time.Duration)
+	}); ok {
+		return c.StepsBack()
+	}
+	return 0, 0
 }
 
 func registryName(spec string) string {

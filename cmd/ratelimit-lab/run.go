@@ -261,12 +261,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer stream.Close()
-	keyTable, err := bindKeys(stream, p.src.Name, p.limiters)
+	run, keyTable, err := bindKeys(stream, p.src.Name, p.limiters)
 	if err != nil {
 		return err
 	}
 	stopTracking := rs.trackProgress(&p.cfg, bar.update)
-	res, err := simulator.Run(ctx, stream, p.limiters, p.cfg)
+	res, err := simulator.Run(ctx, run, p.limiters, p.cfg)
 	stopTracking()
 	bar.finish()
 	if err != nil {
