@@ -2,8 +2,7 @@ package algorithms
 
 import (
 	"fmt"
-	"reflect"
-	"strconv"
+		"strconv"
 	"strings"
 	"time"
 )
@@ -24,80 +23,90 @@ type Keyed struct {
 	capacity int
 	key      string
 	col      int
-	slots    keySlots
-	store    keyedStore
-	peak     int64
+	table    keyedTable
 
 	shadow       *Keyed
 	shadowPasses int64
 	hasShadow    bool
 }
 
-// keyedStore holds the per-slot states.
-type keyedStore interface {
-	grow()            // append a fresh state
-	reset(slot int32) // make the slot's state fresh
-	decide(slot int32, now time.Duration, r *Request) Decision
-	bytesPer() int
+// keyedTable is the per-key table of one state type.
+type keyedTable interface {
+	decide(id int32, now time.Duration, capacity int) Decision
+	live() int
+	bytes() int
+	figures() (evictions int64, peak int, peakBytes int64)
+	evictedOf(id int32) int32
 }
 
-// flatStore keeps states of a pointer-free limiter type T by value.
-type flatStore[T any, P interface {
+// table keeps the per-key states of a limiter type T by value next to
+// their LRU links: fresh is a new key's state, decide runs the limiter on
+// it.
+type table[T any] struct {
+	slots     keySlots[T]
+	fresh     func() T
+	run       func(st *T, now time.Duration) Decision
+	peakBytes int64
+}
+
+func (t *table[T]) decide(id int32, now time.Duration, capacity int) Decision {
+	s := t.slots.lookup(id)
+	if s >= 0 {
+		if capacity > 0 { // an unbounded table never evicts: no order to keep
+			t.slots.touch(s)
+		}
+	} else {
+		if capacity > 0 && t.slots.live >= capacity {
+			t.slots.remove(t.slots.tail, true)
+		}
+		s = t.slots.insert(id)
+		*t.slots.at(s) = t.fresh()
+		if t.slots.live == t.slots.peak {
+			t.peakBytes = max(t.peakBytes, int64(t.bytes()))
+		}
+	}
+	return t.run(t.slots.at(s), now)
+}
+
+func (t *table[T]) live() int                { return t.slots.live }
+func (t *table[T]) bytes() int               { return t.slots.bytes() }
+func (t *table[T]) evictedOf(id int32) int32 { return t.slots.evictedOf(id) }
+func (t *table[T]) figures() (int64, int, int64) {
+	return t.slots.evictions, t.slots.peak, t.peakBytes
+}
+
+// flatTable is the table of a pointer-free limiter type.
+func flatTable[T any, P interface {
 	*T
 	Limiter
-}] struct {
-	proto  T
-	states []T
+}](proto T) *table[T] {
+	return &table[T]{slots: newKeySlots[T](), fresh: func() T { return proto },
+		run: func(st *T, now time.Duration) Decision { return P(st).Decide(now) }}
 }
 
-func (f *flatStore[T, P]) grow()            { f.states = append(f.states, f.proto) }
-func (f *flatStore[T, P]) reset(slot int32) { f.states[slot] = f.proto }
-func (f *flatStore[T, P]) decide(slot int32, now time.Duration, _ *Request) Decision {
-	return P(&f.states[slot]).Decide(now)
-}
-func (f *flatStore[T, P]) bytesPer() int { return int(reflect.TypeFor[T]().Size()) }
-
-// boxStore keeps one instance per slot, built from the spec.
-type boxStore struct {
-	spec   string
-	states []Limiter
-	size   int
-}
-
-func (b *boxStore) grow()            { b.states = append(b.states, b.fresh()) }
-func (b *boxStore) reset(slot int32) { b.states[slot] = b.fresh() }
-func (b *boxStore) fresh() Limiter {
-	l, err := New(b.spec, 0)
-	if err != nil {
-		panic("algorithms: keyed: " + err.Error())
-	}
-	return l
-}
-func (b *boxStore) decide(slot int32, now time.Duration, r *Request) Decision {
-	if rl, ok := b.states[slot].(RequestLimiter); ok {
-		rr := *r
-		for i := range rr.Keys {
-			rr.Keys[i] = NoKey
-		}
-		return rl.DecideRequest(now, &rr)
-	}
-	return b.states[slot].Decide(now)
-}
-func (b *boxStore) bytesPer() int { return b.size + 16 }
-
-// newStore picks the flat store when proto's type allows it.
-func newStore(proto Limiter) keyedStore {
+// newTable picks the flat table when proto's type allows it, else one
+// instance per key built from its spec.
+func newTable(proto Limiter) keyedTable {
 	switch l := proto.(type) {
 	case *TokenBucket:
-		return &flatStore[TokenBucket, *TokenBucket]{proto: *l}
+		return flatTable[TokenBucket](*l)
 	case *FixedWindow:
-		return &flatStore[FixedWindow, *FixedWindow]{proto: *l}
+		return flatTable[FixedWindow](*l)
 	case *Throttling:
-		return &flatStore[Throttling, *Throttling]{proto: *l}
+		return flatTable[Throttling](*l)
 	case *SlidingWindowCounter:
-		return &flatStore[SlidingWindowCounter, *SlidingWindowCounter]{proto: *l}
+		return flatTable[SlidingWindowCounter](*l)
 	}
-	return &boxStore{spec: proto.Spec(), size: proto.StateBytes()}
+	spec := proto.Spec()
+	return &table[Limiter]{slots: newKeySlots[Limiter](),
+		fresh: func() Limiter {
+			l, err := New(spec, 0)
+			if err != nil {
+				panic("algorithms: keyed: " + err.Error())
+			}
+			return l
+		},
+		run: func(st *Limiter, now time.Duration) Decision { return (*st).Decide(now) }}
 }
 
 // NewKeyed makes the limiter of spec inner per-key on column key;
@@ -121,8 +130,7 @@ func newKeyed(inner string, key string, capacity int, defaultLimit float64) (*Ke
 	if key == "" {
 		key = "key"
 	}
-	return &Keyed{inner: proto.Spec(), proto: proto, capacity: capacity, key: key,
-		slots: newKeySlots(), store: newStore(proto)}, nil
+	return &Keyed{inner: proto.Spec(), proto: proto, capacity: capacity, key: key, table: newTable(proto)}, nil
 }
 
 // Inner returns the per-key limiter's own spec.
@@ -144,8 +152,15 @@ func (k *Keyed) Spec() string {
 // Rate implements Limiter: 0, a per-key limiter has no aggregate limit.
 func (k *Keyed) Rate() float64 { return 0 }
 
-// StateBytes implements Limiter.
-func (k *Keyed) StateBytes() int { return k.slots.bytes() + k.slots.live*k.store.bytesPer() }
+// StateBytes implements Limiter: the table's states, links and index (the
+// states of a limiter with pointers are counted as its StateBytes each).
+func (k *Keyed) StateBytes() int {
+	n := k.table.bytes()
+	if _, boxed := k.table.(*table[Limiter]); boxed {
+		n += k.table.live() * k.proto.StateBytes()
+	}
+	return n
+}
 
 // KeyColumns implements KeyColumnUser.
 func (k *Keyed) KeyColumns() []string { return []string{k.key} }
@@ -174,23 +189,7 @@ func (k *Keyed) DecideRequest(now time.Duration, r *Request) Decision {
 	if id < 0 {
 		return Decision{Pass: true}
 	}
-	s := k.slots.lookup(id)
-	if s >= 0 {
-		k.slots.touch(s)
-	} else {
-		if k.capacity > 0 && k.slots.live >= k.capacity {
-			k.slots.remove(k.slots.tail, true)
-		}
-		var grown bool
-		s, grown = k.slots.insert(id)
-		if grown {
-			k.store.grow()
-		} else {
-			k.store.reset(s)
-		}
-		k.peak = max(k.peak, int64(k.StateBytes()))
-	}
-	return k.store.decide(s, now, r)
+	return k.table.decide(id, now, k.capacity)
 }
 
 // KeyIndex implements KeyReporter.
@@ -202,11 +201,15 @@ func (k *Keyed) KeyNominal() (float64, time.Duration) {
 }
 
 // KeyEvictions implements KeyReporter.
-func (k *Keyed) KeyEvictions(id int32) int32 { return k.slots.evictedOf(id) }
+func (k *Keyed) KeyEvictions(id int32) int32 { return k.table.evictedOf(id) }
 
 // KeyFigures implements KeyReporter.
 func (k *Keyed) KeyFigures() KeyFigures {
-	return KeyFigures{Evictions: k.slots.evictions, PeakKeys: k.slots.peak, PeakStateBytes: k.peak,
+	ev, peak, peakBytes := k.table.figures()
+	if _, boxed := k.table.(*table[Limiter]); boxed {
+		peakBytes += int64(peak * k.proto.StateBytes())
+	}
+	return KeyFigures{Evictions: ev, PeakKeys: peak, PeakStateBytes: peakBytes,
 		ShadowPasses: k.shadowPasses, HasShadow: k.hasShadow}
 }
 

@@ -1,20 +1,24 @@
 package algorithms
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // keySlots is the table behind every per-key limiter: it maps an interned
-// key id to a slot of the limiter's flat per-key state arrays and keeps the
-// live slots in an LRU list with intrusive int32 links. Nothing in it is a
-// pointer, so however many keys a run sees, the garbage collector never
-// walks the table.
+// key id to a slot holding that key's state T, and keeps the live slots in
+// an LRU list with intrusive int32 links. A slot's links, key and state sit
+// side by side in one array element, so a decision touches one cache line
+// for its key (plus the index and, when the key moves to the head, its two
+// neighbours'). Nothing in it is a pointer (for pointer-free T), so however
+// many keys a run sees, the garbage collector never walks the table.
 //
 // Memory: 4 bytes per key id ever seen (slotOf, and evicted when the
-// limiter counts evictions), 12 bytes per live slot (keyOf, prev, next),
-// plus the limiter's own state per slot.
-type keySlots struct {
+// limiter evicts), and per live slot 12 bytes of key and links plus T
+// (rounded up to T's alignment).
+type keySlots[T any] struct {
 	slotOf     []int32 // by key id: slot+1, 0 when the key has no slot
-	keyOf      []int32 // by slot: the key id
-	prev, next []int32 // by slot: the LRU links, -1 at either end
+	nodes      []slotNode[T]
 	head, tail int32   // most and least recently used slot, -1 when empty
 	free       []int32 // released slots, reused before new ones
 	live, peak int
@@ -22,18 +26,26 @@ type keySlots struct {
 	evictions  int64
 }
 
-func newKeySlots() keySlots { return keySlots{head: -1, tail: -1} }
+type slotNode[T any] struct {
+	key, prev, next int32
+	st              T
+}
+
+func newKeySlots[T any]() keySlots[T] { return keySlots[T]{head: -1, tail: -1} }
 
 // lookup returns id's slot, or -1.
-func (s *keySlots) lookup(id int32) int32 {
+func (s *keySlots[T]) lookup(id int32) int32 {
 	if int(id) < len(s.slotOf) {
 		return s.slotOf[id] - 1
 	}
 	return -1
 }
 
+// at returns slot's state.
+func (s *keySlots[T]) at(slot int32) *T { return &s.nodes[slot].st }
+
 // touch moves slot to the head of the LRU list.
-func (s *keySlots) touch(slot int32) {
+func (s *keySlots[T]) touch(slot int32) {
 	if s.head == slot {
 		return
 	}
@@ -41,43 +53,42 @@ func (s *keySlots) touch(slot int32) {
 	s.pushHead(slot)
 }
 
-func (s *keySlots) unlink(slot int32) {
-	p, n := s.prev[slot], s.next[slot]
+func (s *keySlots[T]) unlink(slot int32) {
+	n := &s.nodes[slot]
+	p, x := n.prev, n.next
 	if p >= 0 {
-		s.next[p] = n
+		s.nodes[p].next = x
 	} else {
-		s.head = n
+		s.head = x
 	}
-	if n >= 0 {
-		s.prev[n] = p
+	if x >= 0 {
+		s.nodes[x].prev = p
 	} else {
 		s.tail = p
 	}
 }
 
-func (s *keySlots) pushHead(slot int32) {
-	s.prev[slot], s.next[slot] = -1, s.head
+func (s *keySlots[T]) pushHead(slot int32) {
+	n := &s.nodes[slot]
+	n.prev, n.next = -1, s.head
 	if s.head >= 0 {
-		s.prev[s.head] = slot
+		s.nodes[s.head].prev = slot
 	} else {
 		s.tail = slot
 	}
 	s.head = slot
 }
 
-// insert gives id a slot at the head of the list and returns it, and
-// whether it is a new slot (== the old length of the state arrays, which
-// the caller then grows) rather than a released one.
-func (s *keySlots) insert(id int32) (slot int32, grown bool) {
+// insert gives id a slot, with a zero state, at the head of the list.
+func (s *keySlots[T]) insert(id int32) int32 {
+	var slot int32
 	if n := len(s.free); n > 0 {
 		slot = s.free[n-1]
 		s.free = s.free[:n-1]
-		s.keyOf[slot] = id
+		s.nodes[slot] = slotNode[T]{key: id}
 	} else {
-		slot, grown = int32(len(s.keyOf)), true
-		s.keyOf = append(s.keyOf, id)
-		s.prev = append(s.prev, -1)
-		s.next = append(s.next, -1)
+		slot = int32(len(s.nodes))
+		s.nodes = append(s.nodes, slotNode[T]{key: id})
 	}
 	if int(id) >= len(s.slotOf) {
 		s.slotOf = growInt32(s.slotOf, int(id)+1)
@@ -86,13 +97,13 @@ func (s *keySlots) insert(id int32) (slot int32, grown bool) {
 	s.pushHead(slot)
 	s.live++
 	s.peak = max(s.peak, s.live)
-	return slot, grown
+	return slot
 }
 
 // remove releases slot: its key has no state any more. evict counts it as
 // an eviction of that key.
-func (s *keySlots) remove(slot int32, evict bool) {
-	id := s.keyOf[slot]
+func (s *keySlots[T]) remove(slot int32, evict bool) {
+	id := s.nodes[slot].key
 	s.unlink(slot)
 	s.slotOf[id] = 0
 	s.free = append(s.free, slot)
@@ -107,16 +118,16 @@ func (s *keySlots) remove(slot int32, evict bool) {
 }
 
 // evictedOf is how many times id lost its slot.
-func (s *keySlots) evictedOf(id int32) int32 {
+func (s *keySlots[T]) evictedOf(id int32) int32 {
 	if id >= 0 && int(id) < len(s.evicted) {
 		return s.evicted[id]
 	}
 	return 0
 }
 
-// bytes is the table's own memory for the live slots and the ids seen.
-func (s *keySlots) bytes() int {
-	return 4*len(s.slotOf) + 12*s.live + 4*len(s.evicted)
+// bytes is the table's memory for the live slots and the ids seen.
+func (s *keySlots[T]) bytes() int {
+	return 4*len(s.slotOf) + s.live*int(unsafe.Sizeof(slotNode[T]{})) + 4*len(s.evicted)
 }
 
 // growInt32 extends a to n entries of 0, at least doubling its capacity.

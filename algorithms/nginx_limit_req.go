@@ -67,13 +67,19 @@ type nginxZone struct {
 	cfg                NginxLimitReqConfig
 	rate, burst, delay int64 // milli-requests
 	col                int
-	slots              keySlots
-	excess, last       []int64 // by slot
-	page               []int32 // by slot: the slab page of the state
+	slots              keySlots[nginxState]
 	slab               *nginxSlab
 	node               int32 // ctx->node: the slot checked by an earlier zone, -1
 	allocFailures      int64
 	peakBytes          int64
+}
+
+// nginxState is one key's state in a zone (ngx_http_limit_req_node_t):
+// its excess in milli-requests, the time of its last accounted request,
+// and the slab page it was allocated on.
+type nginxState struct {
+	page         int32
+	excess, last int64
 }
 
 // nginxEpochMs is what nginx's clock reads at virtual time 0: large, so
@@ -101,7 +107,7 @@ func NewNginxLimitReq(cs ...NginxLimitReqConfig) (*NginxLimitReq, error) {
 			c.Key = "key"
 		}
 		z := &nginxZone{cfg: c, rate: c.Rate, burst: c.Burst * 1000, delay: c.Delay * 1000,
-			slots: newKeySlots(), node: -1}
+			slots: newKeySlots[nginxState](), node: -1}
 		if c.NoDelay {
 			z.delay = (1<<63 - 1) / 1000 * 1000
 		}
@@ -140,8 +146,9 @@ func (l *NginxLimitReq) Spec() string {
 // Rate implements Limiter: 0, a per-key limiter has no aggregate limit.
 func (l *NginxLimitReq) Rate() float64 { return 0 }
 
-// StateBytes implements Limiter: the states now held, 36 bytes each
-// (excess, last, page, key, LRU links), plus the id index.
+// StateBytes implements Limiter: the states now held, 32 bytes each
+// (key, LRU links, page, excess, last), plus the id index and the slab's
+// page records.
 func (l *NginxLimitReq) StateBytes() int {
 	n := 0
 	for _, z := range l.zones {
@@ -151,7 +158,7 @@ func (l *NginxLimitReq) StateBytes() int {
 }
 
 func (z *nginxZone) bytes() int {
-	n := z.slots.bytes() + 20*z.slots.live
+	n := z.slots.bytes()
 	if z.slab != nil {
 		n += z.slab.bytes()
 	}
@@ -281,12 +288,13 @@ func (l *NginxLimitReq) DecideRequest(now time.Duration, r *Request) Decision {
 			continue
 		}
 		z.node = -1
-		ms := nginxMs(nowMs - z.last[s])
-		ex := max(0, z.excess[s]-z.rate*ms/1000+1000)
+		st := z.slots.at(s)
+		ms := nginxMs(nowMs - st.last)
+		ex := max(0, st.excess-z.rate*ms/1000+1000)
 		if ms != 0 {
-			z.last[s] = nowMs
+			st.last = nowMs
 		}
-		z.excess[s] = ex
+		st.excess = ex
 		if ex <= z.delay {
 			continue
 		}
@@ -320,15 +328,16 @@ func floorDivDur(a, b time.Duration) time.Duration {
 func (l *NginxLimitReq) lookup(z *nginxZone, id int32, nowMs int64, account bool) (int, int64) {
 	if s := z.slots.lookup(id); s >= 0 {
 		z.slots.touch(s)
-		ms := nginxMs(nowMs - z.last[s])
-		excess := max(0, z.excess[s]-z.rate*ms/1000+1000)
+		st := z.slots.at(s)
+		ms := nginxMs(nowMs - st.last)
+		excess := max(0, st.excess-z.rate*ms/1000+1000)
 		if excess > z.burst {
 			return ngxBusy, excess
 		}
 		if account {
-			z.excess[s] = excess
+			st.excess = excess
 			if ms != 0 {
-				z.last[s] = nowMs
+				st.last = nowMs
 			}
 			return ngxOK, excess
 		}
@@ -348,19 +357,17 @@ func (l *NginxLimitReq) lookup(z *nginxZone, id int32, nowMs int64, account bool
 			}
 		}
 	}
-	s, grown := z.slots.insert(id)
-	if grown {
-		z.excess = append(z.excess, 0)
-		z.last = append(z.last, 0)
-		z.page = append(z.page, 0)
+	s := z.slots.insert(id)
+	st := z.slots.at(s)
+	st.page = page
+	if z.slots.live == z.slots.peak {
+		z.peakBytes = max(z.peakBytes, int64(z.bytes()))
 	}
-	z.excess[s], z.page[s] = 0, page
-	z.peakBytes = max(z.peakBytes, int64(z.bytes()))
 	if account {
-		z.last[s] = nowMs
+		st.last = nowMs
 		return ngxOK, 0
 	}
-	z.last[s] = 0
+	st.last = 0
 	z.node = s
 	return ngxAgain, 0
 }
@@ -375,20 +382,21 @@ func (z *nginxZone) expire(nowMs int64, n int) {
 			// count > 0: nginx stops there.
 			return
 		}
+		st := z.slots.at(s)
 		if n != 0 {
-			ms := nowMs - z.last[s]
+			ms := nowMs - st.last
 			if ms < 0 {
 				ms = -ms
 			}
 			if ms < 60000 {
 				return
 			}
-			if z.excess[s]-z.rate*ms/1000 > 0 {
+			if st.excess-z.rate*ms/1000 > 0 {
 				return
 			}
 		}
 		n++
-		z.slab.free(z.page[s])
+		z.slab.free(st.page)
 		z.slots.remove(s, true)
 	}
 }

@@ -72,8 +72,7 @@ type SentinelParam struct {
 	maxQueue   int64
 	capacity   int
 	col        int
-	slots      keySlots
-	last, rest []int64 // by slot
+	slots      keySlots[paramState]
 	name       func(int32) string
 	itemOf     []int32 // by key id when Items: 0 unresolved, 1 none, k+2 item k
 	itemCount  []int64
@@ -84,6 +83,10 @@ type SentinelParam struct {
 	shadowPasses int64
 	hasShadow    bool
 }
+
+// paramState is one value's entry: the time of the last refill (reject)
+// or of the last pass (throttle), and the tokens left (reject).
+type paramState struct{ last, rest int64 }
 
 // sentinelEpochMs is Sentinel's clock at virtual time 0.
 const sentinelEpochMs = 1_700_000_000_000
@@ -130,7 +133,7 @@ func NewSentinelParam(c SentinelParamConfig) (*SentinelParam, error) {
 	if capacity == -1 {
 		capacity = 0
 	}
-	p := &SentinelParam{cfg: c, count: int64(c.Count), durMs: d * 1000, maxQueue: mq, capacity: capacity, slots: newKeySlots()}
+	p := &SentinelParam{cfg: c, count: int64(c.Count), durMs: d * 1000, maxQueue: mq, capacity: capacity, slots: newKeySlots[paramState]()}
 	if len(c.Items) > 0 {
 		p.itemCount = make([]int64, 0, len(c.Items))
 		p.itemIndex = map[string]int32{}
@@ -206,10 +209,10 @@ func (p *SentinelParam) Spec() string {
 // Rate implements Limiter: 0, a per-key limiter has no aggregate limit.
 func (p *SentinelParam) Rate() float64 { return 0 }
 
-// StateBytes implements Limiter: 28 bytes per value held (last, rest, key,
-// links) plus the id index.
+// StateBytes implements Limiter: 32 bytes per value held (key, links,
+// last, rest) plus the id index.
 func (p *SentinelParam) StateBytes() int {
-	return p.slots.bytes() + 16*p.slots.live + 4*len(p.itemOf)
+	return p.slots.bytes() + 4*len(p.itemOf)
 }
 
 // KeyColumns implements KeyColumnUser.
@@ -276,19 +279,17 @@ func (p *SentinelParam) RecordRequest(time.Duration, *Request) {}
 // used value when the cache is full) when new.
 func (p *SentinelParam) access(id int32) (slot int32, fresh bool) {
 	if s := p.slots.lookup(id); s >= 0 {
-		p.slots.touch(s)
+		if p.capacity > 0 { // an unbounded cache never evicts: no order to keep
+			p.slots.touch(s)
+		}
 		return s, false
 	}
 	if p.capacity > 0 && p.slots.live >= p.capacity {
 		p.slots.remove(p.slots.tail, true)
 	}
-	s, grown := p.slots.insert(id)
-	if grown {
-		p.last = append(p.last, 0)
-		p.rest = append(p.rest, 0)
-	}
-	if b := int64(p.StateBytes()); b > p.peakBytes {
-		p.peakBytes = b
+	s := p.slots.insert(id)
+	if p.slots.live == p.slots.peak {
+		p.peakBytes = max(p.peakBytes, int64(p.StateBytes()))
 	}
 	return s, true
 }
@@ -321,17 +322,18 @@ func (p *SentinelParam) DecideRequest(now time.Duration, r *Request) Decision {
 			cost = int64(math.Floor(1.0*1000*float64(c)*float64(p.durMs/1000)/float64(tokens) + 0.5))
 		}
 		s, fresh := p.access(id)
+		st := p.slots.at(s)
 		if fresh {
-			p.last[s] = nowMs
+			st.last = nowMs
 			return Decision{Pass: true}
 		}
-		expected := p.last[s] + cost
+		expected := st.last + cost
 		if expected <= nowMs {
-			p.last[s] = nowMs
+			st.last = nowMs
 			return Decision{Pass: true}
 		}
 		if expected-nowMs < p.maxQueue {
-			p.last[s] = expected
+			st.last = expected
 			return Decision{Pass: true, Wait: time.Duration(expected-nowMs) * time.Millisecond}
 		}
 		return Decision{}
@@ -341,27 +343,28 @@ func (p *SentinelParam) DecideRequest(now time.Duration, r *Request) Decision {
 		return Decision{}
 	}
 	s, fresh := p.access(id)
+	st := p.slots.at(s)
 	if fresh {
-		p.last[s], p.rest[s] = nowMs, maxCount-c
+		st.last, st.rest = nowMs, maxCount-c
 		return Decision{Pass: true}
 	}
-	pass := nowMs - p.last[s]
+	pass := nowMs - st.last
 	if pass > p.durMs {
 		toAdd := pass * tokens / p.durMs
 		var rest int64
-		if toAdd+p.rest[s] > maxCount {
+		if toAdd+st.rest > maxCount {
 			rest = maxCount - c
 		} else {
-			rest = p.rest[s] + toAdd - c
+			rest = st.rest + toAdd - c
 		}
 		if rest < 0 {
 			return Decision{}
 		}
-		p.last[s], p.rest[s] = nowMs, rest
+		st.last, st.rest = nowMs, rest
 		return Decision{Pass: true}
 	}
-	if p.rest[s]-c >= 0 {
-		p.rest[s] -= c
+	if st.rest-c >= 0 {
+		st.rest -= c
 		return Decision{Pass: true}
 	}
 	return Decision{}
