@@ -2,7 +2,7 @@ package algorithms
 
 import (
 	"fmt"
-		"strconv"
+	"strconv"
 	"strings"
 	"time"
 )

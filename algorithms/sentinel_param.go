@@ -66,18 +66,18 @@ type SentinelParamConfig struct {
 // checked in order, and tokens an earlier rule took are not given back
 // when a later one rejects (ParamFlowSlot.checkFlow).
 type SentinelParam struct {
-	cfg        SentinelParamConfig
-	count      int64 // ⌊count⌋
-	durMs      int64
-	maxQueue   int64
-	capacity   int
-	col        int
-	slots      keySlots[paramState]
-	name       func(int32) string
-	itemOf     []int32 // by key id when Items: 0 unresolved, 1 none, k+2 item k
-	itemCount  []int64
-	itemIndex  map[string]int32
-	peakBytes  int64
+	cfg       SentinelParamConfig
+	count     int64 // ⌊count⌋
+	durMs     int64
+	maxQueue  int64
+	capacity  int
+	col       int
+	slots     keySlots[paramState]
+	name      func(int32) string
+	itemOf    []int32 // by key id when Items: 0 unresolved, 1 none, k+2 item k
+	itemCount []int64
+	itemIndex map[string]int32
+	peakBytes int64
 
 	shadow       *SentinelParam
 	shadowPasses int64
