@@ -30,14 +30,20 @@ var keyedBenchSpecs = []string{
 	"token-bucket:rate=10,burst=20,key=key",
 }
 
-// zipfBlock is a block of Zipf(s = 1.1) key ids over benchKeys keys that
-// the benchmark cycles through (so drawing keys is not what is timed).
+// zipfBlock is a block of key ids that the benchmark cycles through (so
+// drawing keys is not what is timed): Zipf(s = 1.1) over benchKeys keys,
+// except every 16th, which sweeps the keys in order so that every key gets
+// a state (Zipf draws alone leave most of a million keys unseen).
 func zipfBlock(n int) []int32 {
 	rng := rand.New(rand.NewSource(15))
 	z := rand.NewZipf(rng, 1.1, 1, uint64(benchKeys-1))
 	out := make([]int32, n)
 	for i := range out {
-		out[i] = int32(z.Uint64())
+		if i%16 == 0 {
+			out[i] = int32(i / 16 % benchKeys)
+		} else {
+			out[i] = int32(z.Uint64())
+		}
 	}
 	return out
 }
@@ -47,7 +53,7 @@ func zipfBlock(n int) []int32 {
 // limiter with every request on one key; it reports decisions per second,
 // the state per distinct key, and the process's peak RSS.
 func BenchmarkKeyed(b *testing.B) {
-	block := zipfBlock(1 << 22)
+	block := zipfBlock(1 << 24)
 	for _, spec := range keyedBenchSpecs {
 		name, _, _ := strings.Cut(spec, ":")
 		for _, mode := range []string{"zipf", "one-key"} {
