@@ -23,7 +23,7 @@ ci:
 
 # Regenerate docs/findings.md from the lab's own runs (internal/findings).
 findings:
-	$(GO) test ./internal/findings -run TestFindingsUpToDate -update
+	$(GO) test ./internal/findings -run 'TestKeyTracesUpToDate|TestFindingsUpToDate' -update
 
 # Regenerate the charts in docs/images with the CLI itself.
 DOCS_TMP ?= /tmp/ratelimit-lab-docs
