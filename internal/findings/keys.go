@@ -189,7 +189,7 @@ func (g *gen) keys() error {
 		rows = append(rows, []string{"`" + a.Spec + "`", itoa(int64(hot.Passed)), itoa(int64(hot.Requests)), itoa(int64(hot.Evicted)), itoa(a.Keys.Figures.Evictions), extra})
 	}
 	g.table([]string{"limiter", "hot passed", "hot requests", "hot evicted", "evictions", "extra passes from eviction"}, rows)
-	g.cmd("ratelimit-lab run --trace "+dir+"key-spray.csv --algo sentinel-param:count=1 --algo sentinel-param:count=1,capacity=unbounded --algo sentinel-param:count=1,flavor=go")
+	g.cmd("ratelimit-lab run --trace " + dir + "key-spray.csv --algo sentinel-param:count=1 --algo sentinel-param:count=1,capacity=unbounded --algo sentinel-param:count=1,flavor=go")
 	java, unb := keyStat(&res.Algorithms[0], name, "hot"), keyStat(&res.Algorithms[1], name, "hot")
 	g.p("One client sends 2 requests a second against a limit of 1 for 10 s; from 4 s, 10,000 new keys a second arrive for 1.2 s. ")
 	if java.Evicted > 0 && java.Passed > unb.Passed {
