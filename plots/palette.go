@@ -26,6 +26,9 @@ var palette = map[string]color.RGBA{
 	"redis-bucketed":     {R: 0x00, G: 0x8b, B: 0x8b, A: 0xff}, // dark cyan
 	"redis-gcra":         {R: 0xe6, G: 0x55, B: 0x0d, A: 0xff}, // burnt orange
 	"redis-script":       {R: 0x00, G: 0x00, B: 0x80, A: 0xff}, // navy
+	// The per-key limiters.
+	"nginx-limit-req": {R: 0x00, G: 0x96, B: 0x39, A: 0xff}, // nginx green
+	"sentinel-param":  {R: 0xc7, G: 0x15, B: 0x85, A: 0xff}, // medium violet red
 }
 
 // unknownColor is used for names missing from the palette.

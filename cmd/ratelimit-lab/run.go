@@ -59,7 +59,10 @@ recorded trace (--trace) through every chosen limiter on a virtual clock.
 It prints a summary and writes, under --out (default out/<scenario or
 trace name>): series.csv (per-bin counts), summary.json, chart.png and,
 with --decisions, decisions.csv. Files appear only when the whole run
-succeeds.
+succeeds. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
+key=COLUMN) read a key column of the trace, also write keys.csv (one row
+per limiter and key) and list their top keys by rejections under the
+table (--top N).
 
 The summary is a table that fits 100 columns (or $COLUMNS): a context line,
 one row per limiter under a short name, then the full specs and any
@@ -79,7 +82,8 @@ with status 3, its files written.`,
   ratelimit-lab run scenarios/examples/clock-step.yaml --decisions
   ratelimit-lab run --trace requests.csv --limit 200 --bin 100ms
   cat requests.csv | ratelimit-lab run --trace - --limit 200
-  ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json`,
+  ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json
+  ratelimit-lab run --trace access.log --key ip --algo 'nginx-limit-req:rate=10r/s,burst=20,nodelay=true,zone=10m'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source.fromFlags(cmd, args)
