@@ -50,8 +50,8 @@ const (
 // in order, when --time-field is not given.
 var jsonTimeFields = []string{"time", "timestamp", "ts", "@timestamp", "msec", "time_iso8601", "time_local", "date"}
 
-// maxLogLine bounds one line of an access log.
-const maxLogLine = 1 << 20
+// logBuffer is the read buffer of an access log, and so the longest line.
+const logBuffer = 256 << 10
 
 // LogOptions say how to read a trace file (see OpenLog).
 type LogOptions struct {
@@ -111,7 +111,7 @@ func openInput(path, name string) (*input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the trace (%s); check the path", name, oneLine(err.Error()))
 	}
-	in := &input{br: bufio.NewReaderSize(f, 256<<10), closer: []io.Closer{f}}
+	in := &input{br: bufio.NewReaderSize(f, logBuffer), closer: []io.Closer{f}}
 	if magic, _ := in.br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(in.br)
 		if err != nil {
@@ -119,7 +119,7 @@ func openInput(path, name string) (*input, error) {
 			return nil, fmt.Errorf("%s: the file starts like gzip but cannot be read (%s); check that it is a whole .gz file", name, oneLine(err.Error()))
 		}
 		in.closer = append(in.closer, gz)
-		in.br = bufio.NewReaderSize(gz, 256<<10)
+		in.br = bufio.NewReaderSize(gz, logBuffer)
 	}
 	return in, nil
 }
@@ -147,13 +147,22 @@ func DetectFormat(first []byte) string {
 	return FormatCommon
 }
 
-// firstLine peeks at the first line of the input without consuming it.
+// firstLine peeks at the first non-blank line of the input (in its first
+// 64 kB) without consuming it, without a byte-order mark.
 func firstLine(br *bufio.Reader) []byte {
 	b, _ := br.Peek(64 << 10)
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	for {
+		line := b
+		i := bytes.IndexByte(b, '\n')
+		if i >= 0 {
+			line, b = b[:i], b[i+1:]
+		}
+		line = bytes.TrimRight(line, "\r")
+		if len(bytes.TrimSpace(line)) > 0 || i < 0 {
+			return line
+		}
 	}
-	return bytes.TrimRight(b, "\r")
 }
 
 // OpenLog opens a trace file of any format (gzipped or not) as a stream.
@@ -226,9 +235,6 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 	if err := s.bindFields(o); err != nil {
 		return nil, err
 	}
-	if format != FormatJSONL {
-		s.msec = hasMsecPrefix(first)
-	}
 	return s, nil
 }
 
@@ -280,14 +286,15 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 
 // logStream reads an access log lazily, one line per Next.
 type logStream struct {
-	name     string
-	in       *input
-	format   string
-	msec     bool // each line starts with $msec
-	line     int
-	err      error
-	done     bool
-	scanning bool // ScanLog's pass: times before the first line are fine
+	name      string
+	in        *input
+	format    string
+	msec      bool // each line starts with $msec
+	msecKnown bool
+	line      int
+	err       error
+	done      bool
+	scanning  bool // ScanLog's pass: times before the first line are fine
 
 	origin    int64 // Unix ns of time 0
 	hasOrigin bool
@@ -485,6 +492,10 @@ func (s *logStream) Next() (Arrival, bool) {
 		}
 	} else {
 		rec := &s.clf
+		if !s.msecKnown {
+			// The first line decides whether every line starts with $msec.
+			s.msec, s.msecKnown = hasMsecPrefix(line), true
+		}
 		if msg := s.parseCLF(line, rec); msg != "" {
 			return s.fail("%s", msg)
 		}
@@ -688,14 +699,50 @@ func (s *logStream) clfTime(rec *clfRecord) (int64, bool) {
 	}
 	sec, ok := parseTimeLocal(tl)
 	if !ok {
-		s.fail("the time [%s] is not [day/Mon/year:hour:minute:second zone], e.g. [10/Oct/2000:13:55:36 -0700]; fix the line", clip(string(tl)))
-		return 0, false
+		// Apache's %{...}t.%{msec_frac}t ([10/Oct/2000:13:55:36.123 -0700])
+		// or a number ([1700000000.123], [1700000000123]).
+		ns, frac, ok := parseTimeLocalFrac(tl)
+		if !ok {
+			var msg string
+			if ns, frac, msg = jsonTime(tl); msg != "" || len(tl) == 0 || tl[0] < '0' || tl[0] > '9' || bytes.IndexByte(tl, '/') >= 0 {
+				s.fail("the time [%s] is not [day/Mon/year:hour:minute:second zone], e.g. [10/Oct/2000:13:55:36 -0700] (or with .123 after the seconds, or seconds since 1970); fix the line", clip(string(tl)))
+				return 0, false
+			}
+		}
+		if frac {
+			s.whole = false
+		}
+		return ns, true
 	}
 	if len(tl) <= len(s.lastTL) {
 		s.lastTLn = copy(s.lastTL[:], tl)
 		s.lastTLs = sec
 	}
 	return sec * int64(time.Second), true
+}
+
+// parseTimeLocalFrac parses $time_local with a fraction of a second after
+// the seconds, "10/Oct/2000:13:55:36.123 -0700" (Apache's
+// %{%d/%b/%Y:%H:%M:%S}t.%{msec_frac}t %{%z}t), to Unix nanoseconds.
+func parseTimeLocalFrac(b []byte) (ns int64, frac bool, ok bool) {
+	if len(b) < 28 || b[20] != '.' {
+		return 0, false, false
+	}
+	sp := bytes.IndexByte(b[21:], ' ')
+	if sp < 1 || sp > 9 || !allDigits(string(b[21:21+sp])) {
+		return 0, false, false
+	}
+	var whole [26]byte
+	copy(whole[:20], b[:20])
+	if copy(whole[20:], b[21+sp:]) != 6 || len(b[21+sp:]) != 6 {
+		return 0, false, false
+	}
+	sec, ok := parseTimeLocal(whole[:])
+	if !ok {
+		return 0, false, false
+	}
+	f, _, _ := decimalNanos(append([]byte("0."), b[21:21+sp]...), int64(time.Second))
+	return sec*int64(time.Second) + f, true, true
 }
 
 var months = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}

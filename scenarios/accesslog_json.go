@@ -245,6 +245,9 @@ func jsonTime(v []byte) (ns int64, frac bool, msg string) {
 		if sec, ok := parseTimeLocal(v); ok {
 			return sec * int64(time.Second), false, ""
 		}
+		if ns, _, ok := parseTimeLocalFrac(v); ok {
+			return ns, true, ""
+		}
 	}
 	if v[0] == '-' {
 		return 0, false, "the time is negative; write seconds since 1970, or an RFC 3339 string"

@@ -244,6 +244,15 @@ func TestAccessLogErrors(t *testing.T) {
 	}
 }
 
+// Blank lines and a byte-order mark before the first line change nothing.
+func TestAccessLogLeadingBlankLines(t *testing.T) {
+	p := writeTemp(t, "b.log", "\ufeff\n\r\n1700000000.5 "+clfLine+"\n1700000001.25 "+clfLine+"\n")
+	info, err := ScanLog(p, "b.log", LogOptions{})
+	if err != nil || info.Format != FormatCombined || info.WholeSeconds || info.End != 750*time.Millisecond || info.N != 2 {
+		t.Fatalf("%+v %v", info, err)
+	}
+}
+
 func TestAccessLogDetails(t *testing.T) {
 	data := strings.Join([]string{
 		// Blank lines are skipped; CRLF is fine; an escaped quote stays in
@@ -290,6 +299,33 @@ func TestAccessLogDetails(t *testing.T) {
 	}
 }
 
+// Apache's fractional %t and numeric times in the brackets give
+// sub-second times; the fraction follows the seconds.
+func TestAccessLogFractionalBrackets(t *testing.T) {
+	data := `10.0.0.1 - - [10/Oct/2000:13:55:36.250 -0700] "GET / HTTP/1.1" 200 5
+10.0.0.1 - - [10/Oct/2000:13:55:36.5 -0700] "GET / HTTP/1.1" 200 5
+10.0.0.1 - - [971211337] "GET / HTTP/1.1" 200 5
+10.0.0.1 - - [971211337750] "GET / HTTP/1.1" 200 5
+`
+	p := writeTemp(t, "f.log", data)
+	info, err := ScanLog(p, "f.log", LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.WholeSeconds || info.Format != FormatCommon || !info.Origin.Equal(time.Date(2000, 10, 10, 20, 55, 36, 250e6, time.UTC)) {
+		t.Fatalf("%+v", info)
+	}
+	st, _ := OpenLog(p, "f.log", LogOptions{Origin: info.Origin})
+	defer st.Close()
+	equalTimes(t, collect(t, st), msList(0, 250, 750, 1500))
+	for _, bad := range []string{"10/Oct/2000:13:55:36. -0700", "10/Oct/2000:13:55:36.1234567890 -0700", "10/Oct/2000:13:55:36.5 -07000", "10/Oct/2000:13:55:36.5x -0700", "-5"} {
+		p := writeTemp(t, "b.log", `10.0.0.1 - - [`+bad+`] "GET / HTTP/1.1" 200 5`+"\n")
+		if _, err := ScanLog(p, "b.log", LogOptions{Format: FormatCommon}); err == nil || !strings.Contains(err.Error(), "b.log:1: the time [") {
+			t.Errorf("[%s]: %v", bad, err)
+		}
+	}
+}
+
 func TestJSONTime(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -310,6 +346,7 @@ func TestJSONTime(t *testing.T) {
 		{"2024-12-01T11:00:00Z", 1733050800e9, false},
 		{"2024-12-01T12:00:00.25+01:00", 1733050800e9 + 25e7, true},
 		{"01/Dec/2024:10:00:00 -0100", 1733050800e9, false},
+		{"01/Dec/2024:10:00:00.5 -0100", 1733050800e9 + 5e8, true},
 	} {
 		ns, frac, msg := jsonTime([]byte(tc.in))
 		if msg != "" || ns != tc.ns || frac != tc.frac {
@@ -468,4 +505,28 @@ func BenchmarkParseCombined(b *testing.B) {
 		st.Close()
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// FuzzParseTimeLocal: parseTimeLocal accepts only what time.Parse accepts
+// in Common Log Format's layout, with the same instant.
+func FuzzParseTimeLocal(f *testing.F) {
+	for _, s := range []string{"10/Oct/2000:13:55:36 -0700", "29/Feb/2024:00:00:00 +0000", "31/Dec/1969:23:59:59 +1400", "29/Feb/2023:00:00:00 +0000", "1/Oct/2000:13:55:36 -0700"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseTimeLocal([]byte(s))
+		want, err := time.Parse("02/Jan/2006:15:04:05 -0700", s)
+		if !ok {
+			return
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "second out of range") || strings.Contains(err.Error(), "time zone offset") {
+				return // a leap second 60, or a zone time.Parse does not take: accepted on purpose
+			}
+			t.Fatalf("%q: accepted as %d, time.Parse says %v", s, got, err)
+		}
+		if got != want.Unix() {
+			t.Fatalf("%q: %d, time.Parse %d", s, got, want.Unix())
+		}
+	})
 }

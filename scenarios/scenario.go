@@ -118,6 +118,9 @@ type Phase struct {
 	Seed *uint64 `yaml:"seed,omitempty"`
 	// Offset is the clock step (negative: the limiters' clock goes back).
 	Offset time.Duration `yaml:"offset,omitempty"`
+	// PhaseKeys are the phase's keys, users and priority share
+	// (population.go).
+	PhaseKeys `yaml:",inline"`
 }
 
 // Stage is one segment of a ramping phase: the rate moves linearly from the
@@ -330,6 +333,9 @@ func (p Phase) check() *fieldError {
 		startKey = "from"
 	case PhaseClockStep:
 		startKey = "at"
+	}
+	if e := p.checkKeys(); e != nil {
+		return e
 	}
 	if e := checkTime(startKey, p.Start); e != nil {
 		return e

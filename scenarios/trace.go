@@ -112,32 +112,8 @@ func (t *traceStream) Next() (Arrival, bool) {
 	if t.done {
 		return Arrival{}, false
 	}
-	if t.line == 0 {
-		if !t.scan() {
-			if t.err == nil {
-				t.line = 1
-				return t.fail("the trace is empty; start it with the header line %s, then one timestamp in milliseconds per line", TraceHeader)
-			}
-			return Arrival{}, false
-		}
-		h := strings.TrimSpace(strings.TrimPrefix(t.sc.Text(), "\ufeff"))
-		t.cols = responseColumns(h)
-		if t.cols == 0 {
-			nc, ok, err := parseNamedHeader(h)
-			if err != nil {
-				return t.fail("%v", err)
-			}
-			t.named = nc
-			if ok {
-				t.cols = 1
-			}
-		}
-		if t.cols == 0 && h != TraceHeader {
-			if _, err := parseMillis(h); err == nil {
-				return t.fail("the first line is %q, not the header %s; add a first line %s", clip(h), TraceHeader, TraceHeader)
-			}
-			return t.fail("the header is %q, expected %s; make the first line exactly %s, or %s,rt_ms,error for recorded responses", clip(h), TraceHeader, TraceHeader, TraceHeader)
-		}
+	if t.line == 0 && !t.readHeader() {
+		return Arrival{}, false
 	}
 	if !t.scan() {
 		return Arrival{}, false
@@ -162,6 +138,42 @@ func (t *traceStream) Next() (Arrival, bool) {
 	}
 	t.prev = d
 	return Arrival{At: d, Clock: d}, true
+}
+
+// readHeader reads and checks the header line; false (with Err set) when
+// it is missing or wrong. Next calls it first; KeyColumns and Columns call
+// it so a trace's columns are known before its first arrival.
+func (t *traceStream) readHeader() bool {
+	if !t.scan() {
+		if t.err == nil {
+			t.line = 1
+			t.fail("the trace is empty; start it with the header line %s, then one timestamp in milliseconds per line", TraceHeader)
+			return false
+		}
+		return false
+	}
+	h := strings.TrimSpace(strings.TrimPrefix(t.sc.Text(), "\ufeff"))
+	t.cols = responseColumns(h)
+	if t.cols == 0 {
+		nc, ok, err := parseNamedHeader(h)
+		if err != nil {
+			t.fail("%v", err)
+			return false
+		}
+		t.named = nc
+		if ok {
+			t.cols = 1
+		}
+	}
+	if t.cols == 0 && h != TraceHeader {
+		if _, err := parseMillis(h); err == nil {
+			t.fail("the first line is %q, not the header %s; add a first line %s", clip(h), TraceHeader, TraceHeader)
+			return false
+		}
+		t.fail("the header is %q, expected %s; make the first line exactly %s, or %s,rt_ms,error for recorded responses", clip(h), TraceHeader, TraceHeader, TraceHeader)
+		return false
+	}
+	return true
 }
 
 func (t *traceStream) Err() error { return t.err }

@@ -123,6 +123,7 @@ func parseNamedHeader(h string) (nc *namedColumns, ok bool, err error) {
 
 // KeyColumns names the trace's key columns in header order (nil: none).
 func (t *traceStream) KeyColumns() []string {
+	t.header()
 	if t.named == nil {
 		return nil
 	}
@@ -132,9 +133,18 @@ func (t *traceStream) KeyColumns() []string {
 // KeyTable is the table the arrivals' key and user ids point into.
 func (t *traceStream) KeyTable() *KeyTable { return t.keys }
 
-// Columns says what the trace's arrivals carry. It is known once the header
-// is read (after the first Next, or after Header).
+// header reads the header now if nothing has been read yet.
+func (t *traceStream) header() {
+	if t.line == 0 && !t.done {
+		t.readHeader()
+	}
+}
+
+// Columns says what the trace's arrivals carry. Like KeyColumns, it reads
+// the header if Next has not yet (a bad header then leaves Err set and no
+// columns).
 func (t *traceStream) Columns() Columns {
+	t.header()
 	if t.named != nil {
 		return t.named.cols
 	}

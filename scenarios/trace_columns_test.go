@@ -220,3 +220,64 @@ func FuzzParseTraceColumns(f *testing.F) {
 		}
 	})
 }
+
+// The columns are known before the first arrival is read, and reading
+// them does not lose the first arrival.
+func TestTraceColumnsBeforeNext(t *testing.T) {
+	st := NewTraceReader(strings.NewReader("t_ms,ip,user\n5,a,u\n"), "t.csv")
+	if c := st.(KeyedStream).KeyColumns(); len(c) != 1 || c[0] != "ip" || !StreamColumns(st).User {
+		t.Fatalf("columns before Next: %v %+v", c, StreamColumns(st))
+	}
+	got, err := readAll(st)
+	if err != nil || len(got) != 1 || got[0].At != 5*time.Millisecond {
+		t.Fatalf("%+v %v", got, err)
+	}
+	bad := NewTraceReader(strings.NewReader("t_ms,a,a\n5,1,2\n"), "t.csv")
+	if c := bad.(KeyedStream).KeyColumns(); c != nil {
+		t.Fatalf("bad header has columns %v", c)
+	}
+	if _, ok := bad.Next(); ok || bad.Err() == nil || !strings.HasPrefix(bad.Err().Error(), "t.csv:1: column \"a\" appears twice") {
+		t.Fatalf("bad header: %v", bad.Err())
+	}
+	empty := NewTraceReader(strings.NewReader(""), "t.csv")
+	empty.(KeyedStream).KeyColumns()
+	if _, ok := empty.Next(); ok || empty.Err() == nil || !strings.Contains(empty.Err().Error(), "the trace is empty") {
+		t.Fatalf("empty: %v", empty.Err())
+	}
+}
+
+// BenchmarkParseKeyedCSV reads a trace with a key, a user and a cost
+// column (10,000 keys) and reports lines per second.
+func BenchmarkParseKeyedCSV(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("t_ms,key,user,cost\n")
+	const lines = 200_000
+	for i := 0; i < lines; i++ {
+		sb.WriteString(fmtMillis(time.Duration(i) * 50 * time.Microsecond))
+		sb.WriteString(",10.0.")
+		sb.WriteString(strings.Repeat("1", 1+i%3))
+		sb.WriteString(".")
+		sb.WriteString(fmtMillis(time.Duration(i%10000) * time.Millisecond))
+		sb.WriteString(",u")
+		sb.WriteString(fmtMillis(time.Duration(i%200) * time.Millisecond))
+		sb.WriteString(",1\n")
+	}
+	data := sb.String()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n int64
+	for i := 0; i < b.N; i++ {
+		st := NewTraceReader(strings.NewReader(data), "bench.csv")
+		for {
+			if _, ok := st.Next(); !ok {
+				break
+			}
+			n++
+		}
+		if err := st.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lines/s")
+}

@@ -54,7 +54,8 @@ func NewCmdRun(io *IOStreams, runF func(context.Context, *RunOptions) error) *co
 		Use:   "run [SCENARIO | FILE.yaml] [flags]",
 		Short: "Replay a scenario or a trace through the limiters",
 		Long: `Run replays the arrivals of a built-in scenario, a YAML scenario file or a
-recorded trace (--trace) through every chosen limiter on a virtual clock.
+recorded trace (--trace: a CSV trace or an access log, see docs/formats.md)
+through every chosen limiter on a virtual clock.
 
 It prints a summary and writes, under --out (default out/<scenario or
 trace name>): series.csv (per-bin counts), summary.json, chart.png and,
@@ -82,6 +83,7 @@ with status 3, its files written.`,
   ratelimit-lab run scenarios/examples/clock-step.yaml --decisions
   ratelimit-lab run --trace requests.csv --limit 200 --bin 100ms
   cat requests.csv | ratelimit-lab run --trace - --limit 200
+  ratelimit-lab run --trace access.log.gz --key ip --user user --limit 10
   ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json
   ratelimit-lab run --trace access.log --key ip --algo 'nginx-limit-req:rate=10r/s,burst=20,nodelay=true,zone=10m'`,
 		Args: cobra.MaximumNArgs(1),

@@ -198,6 +198,24 @@ func (g *gen) keys() error {
 	} else {
 		g.p("Verdict: not reproduced: the hot key was evicted %d time(s), passed %d (unbounded %d).\n\n", java.Evicted, java.Passed, unb.Passed)
 	}
+	// The catalog's key-spray: the hot key at 20/s against 10/s.
+	sc, err := lookup("key-spray")
+	if err != nil {
+		return err
+	}
+	cat, err := g.run(sc, []string{"sentinel-param:count=10,key=key"}, simulator.DefaultBin)
+	if err != nil {
+		return err
+	}
+	var top simulator.KeyStat
+	for _, st := range cat.Algorithms[0].Keys.Stats {
+		if st.Requests > top.Requests {
+			top = st
+		}
+	}
+	g.cmd("ratelimit-lab run key-spray --algo sentinel-param:count=10")
+	g.p("The catalog's `key-spray` sends its hot key 20 times a second (against 10) while 10,000 new keys arrive a second: only 500 new keys come between two of its requests, fewer than the 4,000 the cache holds, so the hot key is evicted %d time(s) there (%d evictions of other keys). A value is evicted only when more than `capacity` other values are seen between two of its own requests: a spray evicts the quiet keys, and a hot key only when it is slower than spray rate / capacity.\n\n",
+		top.Evicted, cat.Algorithms[0].Keys.Figures.Evictions)
 
 	g.section("Per key: nginx's zone fills")
 	g.p("Claim: an nginx limit_req zone holds about 8,000 states per MB on 64-bit; when it is full, a new key forces the least recently used state out, and a client forced out starts again with no excess (issue 15).\n\n")
