@@ -23,7 +23,7 @@ ci:
 
 # Regenerate docs/findings.md from the lab's own runs (internal/findings).
 findings:
-	$(GO) test ./internal/findings -run 'TestFindingsUpToDate|TestReadmeGatewayTable' -update
+	$(GO) test ./internal/findings -run 'TestKeyTracesUpToDate|TestFindingsUpToDate|TestReadmeGatewayTable' -update
 
 # Regenerate the charts in docs/images with the CLI itself.
 DOCS_TMP ?= /tmp/ratelimit-lab-docs
@@ -38,6 +38,9 @@ docs-images:
 	done
 	$(DOCS_TMP)/ratelimit-lab tune poisson --quiet --out $(DOCS_TMP)/poisson-tune >/dev/null
 	cp $(DOCS_TMP)/poisson-tune/tune.png docs/images/poisson-tune.png
+	$(DOCS_TMP)/ratelimit-lab run --trace internal/findings/testdata/key-spray.csv --quiet --out $(DOCS_TMP)/per-key \
+		--algo 'nginx-limit-req:rate=1r/s,zone=1m' --algo 'sentinel-param:count=1' --algo 'token-bucket:rate=1,burst=1,key=key,capacity=3000' >/dev/null
+	cp $(DOCS_TMP)/per-key/chart.png docs/images/per-key.png
 
 # Everything generated in docs/: the findings and the charts.
 docs: findings docs-images

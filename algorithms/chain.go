@@ -77,6 +77,14 @@ func newChainSpec(spec string, defaultLimit float64) (Limiter, error) {
 		}
 		stages = append(stages, s)
 	}
+	// Consecutive limit_req directives are one handler (chain_keys.go).
+	stages, err := mergeNginx(stages)
+	if err != nil {
+		return nil, err
+	}
+	if len(stages) == 1 {
+		return stages[0], nil
+	}
 	return NewChain(stages...)
 }
 

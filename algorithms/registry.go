@@ -166,6 +166,7 @@ var (
 var kinds = slices.Concat(
 	coreKinds,
 	gatewayKinds,
+	keyedKinds,
 )
 
 var coreKinds = []kind{
@@ -534,6 +535,14 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 	k, err := findKind(name)
 	if err != nil {
 		return nil, err
+	}
+	// Any single-key kind with key=COLUMN (and capacity=N) is made per-key
+	// (keyed.go).
+	if l, ok, err := newKeyedSpec(k, rest, defaultLimit); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
 	}
 	a := &args{name: k.info.Name, raw: map[string]string{}, defaultLimit: defaultLimit, params: k.allParams()}
 	keys := make([]string, len(a.params))

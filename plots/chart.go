@@ -93,7 +93,11 @@ func (o ChartOptions) minHeight(res *simulator.Result) int {
 	if o.Mode == ModeOverlay {
 		return 120 + 300
 	}
-	return 120 + 140*o.panels(res)
+	n := o.panels(res)
+	if simulator.HasKeys(res) {
+		n++ // the keys-hurt panel (keys.go)
+	}
+	return 120 + 140*n
 }
 
 // Chart draws chart.png for a run: in panels mode one panel per limiter —
@@ -140,6 +144,9 @@ func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts 
 	height := opts.Height
 	if height == 0 {
 		body := panelHeight(len(data)) * len(data)
+		if !overlay && simulator.HasKeys(res) {
+			body += panelHeight(len(data) + 1) // the keys-hurt panel (keys.go)
+		}
 		if overlay {
 			body = DefaultOverlayPlot
 		}
@@ -155,8 +162,12 @@ func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts 
 	if overlay {
 		plots = [][]*plot.Plot{{overlayPlot(data, res, from, to, width)}}
 	} else {
+		kp := keysPanel(data, res, from, to, width) // plots/keys.go
 		for i := range data {
-			plots = append(plots, []*plot.Plot{panelPlot(&data[i], res, from, to, width, i == len(data)-1)})
+			plots = append(plots, []*plot.Plot{panelPlot(&data[i], res, from, to, width, i == len(data)-1 && kp == nil)})
+		}
+		if kp != nil {
+			plots = append(plots, []*plot.Plot{kp})
 		}
 	}
 	tiles := draw.Tiles{

@@ -21,11 +21,17 @@ var palette = map[string]color.RGBA{
 	"guava-bursty":           {R: 0x80, G: 0x00, B: 0x40, A: 0xff}, // maroon
 	"guava-warming-up":       {R: 0x99, G: 0x34, B: 0x04, A: 0xff}, // rust
 	// The redis-* limiters (one shared server).
-	"redis-sliding-log":  {R: 0x1b, G: 0x5e, B: 0x20, A: 0xff}, // forest green
-	"redis-fixed-window": {R: 0x8b, G: 0x1a, B: 0x1a, A: 0xff}, // dark red
-	"redis-bucketed":     {R: 0x00, G: 0x8b, B: 0x8b, A: 0xff}, // dark cyan
-	"redis-gcra":         {R: 0xe6, G: 0x55, B: 0x0d, A: 0xff}, // burnt orange
-	"redis-script":       {R: 0x00, G: 0x00, B: 0x80, A: 0xff}, // navy
+	"redis-sliding-log":     {R: 0x1b, G: 0x5e, B: 0x20, A: 0xff}, // forest green
+	"redis-fixed-window":    {R: 0x8b, G: 0x1a, B: 0x1a, A: 0xff}, // dark red
+	"redis-bucketed":        {R: 0x00, G: 0x8b, B: 0x8b, A: 0xff}, // dark cyan
+	"redis-gcra":            {R: 0xe6, G: 0x55, B: 0x0d, A: 0xff}, // burnt orange
+	"redis-spring-gateway":  {R: 0x6d, G: 0xb3, B: 0x3f, A: 0xff}, // spring green
+	"redis-envoy-ratelimit": {R: 0x7a, G: 0x1f, B: 0x5c, A: 0xff}, // plum
+	"redis-cell":            {R: 0x9e, G: 0x6b, B: 0x3a, A: 0xff}, // clay
+	"redis-script":          {R: 0x00, G: 0x00, B: 0x80, A: 0xff}, // navy
+	// The per-key limiters.
+	"nginx-limit-req": {R: 0x00, G: 0x96, B: 0x39, A: 0xff}, // nginx green
+	"sentinel-param":  {R: 0xc7, G: 0x15, B: 0x85, A: 0xff}, // medium violet red
 }
 
 // unknownColor is used for names missing from the palette.

@@ -9,7 +9,7 @@ import "time"
 //
 // Set it to true when nginx-limit-req, sentinel-param and key= are in the
 // registry (TestKeyedCatalog then also builds every limiter).
-const KeyedScenariosEnabled = false
+const KeyedScenariosEnabled = true
 
 // keyedCatalog returns the keyed scenarios when they are enabled.
 func keyedCatalog() []Scenario {

@@ -39,6 +39,7 @@ type accumulator struct {
 
 	chain *chainStats // evented rows only (chain.go)
 	prio  prioAcc     // prioritized arrivals (priority.go)
+	keys  *keyStats   // keyed rows only (keys.go)
 }
 
 func newAccumulator(cfg *Config) *accumulator {
@@ -155,6 +156,7 @@ func (b *Bin) merge(o Bin) {
 	b.WaitSum += o.WaitSum
 	b.WaitMax = max(b.WaitMax, o.WaitMax)
 	b.Borrowed += o.Borrowed
+	b.KeysHurt += o.KeysHurt
 }
 
 // add records one decision for an arrival at true time at; prio is the
@@ -319,6 +321,9 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 		r.Chain = a.chain.result(lo, hi, a)
 	}
 	r.Priority = a.prio.result(a.arrived, a.passed)
+	if a.keys != nil {
+		r.Keys = a.keys.result(a.passed)
+	}
 	r.Bins = make([]Bin, hi-lo)
 	if len(a.bins) > 0 {
 		copy(r.Bins[a.origin-lo:], a.bins)

@@ -55,6 +55,10 @@ type outcome struct {
 	traceResp   bool
 	traceFailed bool
 	traceRT     time.Duration
+
+	// req is what per-key stages read of the arrival (RequestStage).
+	req  algorithms.Request
+	user int32
 }
 
 // Transition is one state change of a chain's circuit breaker.
@@ -95,12 +99,8 @@ type chainUnit struct {
 	transitions []Transition
 	probes      int64
 
-	// A row of one limiter that reads requests (algorithms.RequestLimiter)
-	// decides through reqStage, which reads req: the arrival being
-	// decided (only stage 0 of such a row is asked, at its arrival).
 	// exiter, when not nil, is told of every exit (a limiter whose
 	// reference reads its state when a request exits).
-	req    algorithms.Request
 	exiter algorithms.Exiter
 }
 
@@ -123,8 +123,9 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 		u.stages, u.breaker = l.Stages(), l.Breaker()
 	case algorithms.RequestLimiter:
 		// Before Stage: a row of one limiter that reads the request (a
-		// prioritized leap-array) decides it whole, as on the fast path.
-		u.stages = []algorithms.Stage{reqStage{l, &u.req}}
+		// per-key limiter, a prioritized leap-array) decides it whole, as
+		// on the fast path, with each outcome's own request.
+		u.stages = []algorithms.Stage{requestStage{l}}
 	case algorithms.Stage:
 		u.stages = []algorithms.Stage{l}
 		u.breaker, _ = l.(*algorithms.CircuitBreaker)
@@ -150,17 +151,16 @@ type decideStage struct{ algorithms.Limiter }
 func (d decideStage) Check(now time.Duration) algorithms.Decision { return d.Decide(now) }
 func (d decideStage) Record(time.Duration)                        {}
 
-// reqStage is decideStage for a RequestLimiter: it decides the request
-// its unit is arriving.
-type reqStage struct {
-	algorithms.RequestLimiter
-	req *algorithms.Request
-}
+// requestStage is decideStage for a RequestLimiter (a per-key limiter on
+// a row with a downstream).
+type requestStage struct{ algorithms.RequestLimiter }
 
-func (d reqStage) Check(now time.Duration) algorithms.Decision {
-	return d.DecideRequest(now, d.req)
+func (d requestStage) Check(now time.Duration) algorithms.Decision { return d.Decide(now) }
+func (d requestStage) Record(time.Duration)                        {}
+func (d requestStage) CheckRequest(now time.Duration, r *algorithms.Request) algorithms.Decision {
+	return d.DecideRequest(now, r)
 }
-func (d reqStage) Record(time.Duration) {}
+func (d requestStage) RecordRequest(time.Duration, *algorithms.Request) {}
 
 func (u *chainUnit) get(seq int64) *outcome { return &u.pend[u.off+int(seq-u.base)] }
 
@@ -172,7 +172,8 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 	}
 	u.pend = append(u.pend, outcome{seq: seq, at: a.At, clock: a.Clock,
 		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT, prio: a.Priority})
-	requestOf(&a, &u.req)
+	requestOf(&a, &u.pend[len(u.pend)-1].req)
+	u.pend[len(u.pend)-1].user = a.User
 	u.step(seq, 0, a.Clock)
 	u.emit()
 }
@@ -229,6 +230,8 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 				u.transition(o, t, before, after)
 				u.probes++
 			}
+		} else if rs, ok := s.(algorithms.RequestStage); ok {
+			d = rs.CheckRequest(t, &o.req)
 		} else {
 			d = s.Check(t)
 		}
@@ -247,7 +250,11 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 	}
 	// Admitted at t: every stage records the pass (StatisticSlot).
 	for _, s := range u.stages {
-		s.Record(t)
+		if rs, ok := s.(algorithms.RequestStage); ok {
+			rs.RecordRequest(t, &o.req)
+		} else {
+			s.Record(t)
+		}
 	}
 	o.dec = algorithms.Decision{Pass: true, Wait: t - o.clock}
 	switch {

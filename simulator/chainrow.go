@@ -56,6 +56,9 @@ func newChainRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWriter,
 
 func (r *chainRow) out(o *outcome) {
 	r.acc.add(o.at, o.dec, o.prio)
+	if r.acc.keys != nil {
+		r.acc.keys.add(r.acc, o.at, &o.req.Keys, o.user, o.req.Cost, o.dec)
+	}
 	if o.resp {
 		r.acc.chain.addResponse(r.acc, o)
 	}

@@ -138,6 +138,7 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	for i, lim := range limiters {
 		accs[i] = newAccumulator(&cfg)
 		accs[i].prio = newPrioAcc(lim)
+		accs[i].keys = newKeyStats(lim)
 		ins[i] = make(chan *batch, batchesInFlight)
 		var w io.Writer
 		if cfg.Decisions != nil {
@@ -296,6 +297,9 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 		return err
 	}
 	acc.addBatch(arr, ds)
+	if acc.keys != nil {
+		acc.keys.addBatch(acc, arr, ds)
+	}
 	if rows != nil {
 		for j := range arr {
 			rows.row(b.seq+int64(j), arr[j].Clock, ds[j], arr[j].Priority)

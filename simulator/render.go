@@ -60,14 +60,16 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	chain := HasResponses(r)
 	borrowed := HasBorrowed(r)
+	keyed := HasKeys(r)
 	h := seriesHeader(chain)
 	if borrowed {
 		h = h[:len(h)-1] + SeriesBorrowedColumn + "\n"
 	}
-	bw.WriteString(h)
+	bw.WriteString(seriesKeysHeader(h, keyed))
 	var b []byte
 	for _, a := range r.Algorithms {
 		name := csvField(a.Spec)
+		var hurt int64 // keys_hurt, a running sum
 		for i, bin := range a.Bins {
 			b = append(b[:0], name...)
 			b = append(b, ',')
@@ -91,6 +93,10 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			}
 			if borrowed {
 				b = appendBorrowedBin(b, &bin)
+			}
+			if keyed {
+				hurt += bin.KeysHurt
+				b = appendKeysHurt(b, a.Keys != nil, hurt)
 			}
 			b = append(b, '\n')
 			bw.Write(b)
@@ -144,6 +150,7 @@ type algoSummaryJS struct {
 	*chainSummaryJS
 	*redisSummaryJS
 	*prioritySummaryJS
+	*keysSummaryJS
 }
 
 func passRatio(passed, arrived int64) float64 {
@@ -202,6 +209,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		js.redisSummaryJS = redisSummary(&r.Algorithms[i])
 		js.prioritySummaryJS = prioritySummary(a.Priority)
 		js.EpochMs = epochMs(&r.Algorithms[i])
+		js.keysSummaryJS = keysSummary(a.Keys)
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

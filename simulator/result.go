@@ -78,6 +78,8 @@ type AlgoResult struct {
 	// Priority describes the prioritized arrivals (nil when there were
 	// none; see priority.go).
 	Priority *PriorityResult
+	// Keys holds the per-key results of a keyed row (nil for the others).
+	Keys *KeyResult
 }
 
 // ChainResult is what an evented row adds: its responses and its
@@ -117,6 +119,9 @@ type Bin struct {
 	// future window and were counted there in advance (prioritized
 	// requests on leap-array with occupy-timeout); they are among Passed.
 	Borrowed int64
+	// KeysHurt counts the keys whose first reject fell in this bin (keyed
+	// rows only; series.csv's keys_hurt column is its running sum).
+	KeysHurt int64
 }
 
 // TuneResult is the outcome of running leap-array at several sample counts

@@ -64,7 +64,14 @@ func listRun(io *IOStreams) error {
 	note := "Chains: A+B+... asks each stage in turn, after the waits of the stages before it, " +
 		"and passes only if all pass; at most one circuit-breaker, last (for example " +
 		"leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5)."
-	return report.WriteWrapped(io.Out, note, io.Width)
+	if err := report.WriteWrapped(io.Out, note, io.Width); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Out)
+	keyed := "Per key: any single-key spec takes key=COLUMN (one limiter per key value of that column of the trace) " +
+		"and capacity=N (an LRU of N keys; every request is an access; an evicted key starts fresh), for example " +
+		"token-bucket:rate=5,key=ip,capacity=10000. Consecutive nginx-limit-req stages are several limit_req in one location."
+	return report.WriteWrapped(io.Out, keyed, io.Width)
 }
 
 // seconds prints a duration as "60s" rather than "1m0s".

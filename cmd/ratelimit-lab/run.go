@@ -41,6 +41,9 @@ type RunOptions struct {
 	// Redis is the URL of a real server for the redis-* limiters ("" for
 	// the embedded native default, "lua" for the embedded Lua).
 	Redis string
+	// Top is how many keys by rejections to list under the table for a
+	// per-key limiter.
+	Top int
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
@@ -57,7 +60,10 @@ through every chosen limiter on a virtual clock.
 It prints a summary and writes, under --out (default out/<scenario or
 trace name>): series.csv (per-bin counts), summary.json, chart.png and,
 with --decisions, decisions.csv. Files appear only when the whole run
-succeeds.
+succeeds. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
+key=COLUMN) read a key column of the trace, also write keys.csv (one row
+per limiter and key) and list their top keys by rejections under the
+table (--top N).
 
 The summary is a table that fits 100 columns (or $COLUMNS): a context line,
 one row per limiter under a short name, then the full specs and any
@@ -78,7 +84,8 @@ with status 3, its files written.`,
   ratelimit-lab run --trace requests.csv --limit 200 --bin 100ms
   cat requests.csv | ratelimit-lab run --trace - --limit 200
   ratelimit-lab run --trace access.log.gz --key ip --user user --limit 10
-  ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json`,
+  ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json
+  ratelimit-lab run --trace access.log --key ip --algo 'nginx-limit-req:rate=10r/s,burst=20,nodelay=true,zone=10m'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source.fromFlags(cmd, args)
@@ -103,6 +110,7 @@ with status 3, its files written.`,
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
 	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB, or lua for the embedded Lua interpreter, instead of the embedded native default")
+	f.IntVar(&opts.Top, "top", 10, "per-key limiters: list this many keys by rejections under the table (0: none)")
 	return cmd
 }
 
@@ -259,8 +267,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer stream.Close()
+	run, keyTable, err := bindKeys(stream, p.src.Name, p.limiters)
+	if err != nil {
+		return err
+	}
 	stopTracking := rs.trackProgress(&p.cfg, bar.update)
-	res, err := simulator.Run(ctx, stream, p.limiters, p.cfg)
+	res, err := simulator.Run(ctx, run, p.limiters, p.cfg)
 	stopTracking()
 	bar.finish()
 	if err != nil {
@@ -281,6 +293,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		files = append(files, "breaker.csv")
 	}
+	keyFiles, err := writeKeysCSV(dir, res, keyTable)
+	if err != nil {
+		return err
+	}
+	files = append(files, keyFiles...)
 	if opts.Chart != "none" {
 		if err := dir.WriteFile("chart.png", func(w io.Writer) error { return plots.ChartContext(ctx, w, res, chart) }); err != nil {
 			return err
@@ -314,6 +331,11 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	if err := render(opts.IO.Out, rep); err != nil {
 		return err
+	}
+	if opts.Format == "table" {
+		if err := printTopKeys(opts.IO.Out, res, keyTable, opts.Top); err != nil {
+			return err
+		}
 	}
 	side := opts.IO.Out // the "wrote" line and, off the table, the warnings
 	if opts.Format != "table" {

@@ -47,6 +47,7 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 		g.redis,
 		g.priority,
 		g.gatewaySections,
+		g.keys,
 	} {
 		if err := section(); err != nil {
 			return nil, err
@@ -65,8 +66,18 @@ type gen struct {
 // section starts the next section, lettered (a), (b), … in the order
 // Generate runs them, so that the letters stay unique as sections are added.
 func (g *gen) section(title string) {
-	g.p("## (%c) %s\n\n", 'a'+rune(g.sections), title)
+	g.p("## (%s) %s\n\n", SectionLetter(g.sections), title)
 	g.sections++
+}
+
+// SectionLetter names section i (from 0) as a spreadsheet names columns:
+// a … z, then aa, ab, ….
+func SectionLetter(i int) string {
+	s := ""
+	for i++; i > 0; i = (i - 1) / 26 {
+		s = string(rune('a'+(i-1)%26)) + s
+	}
+	return s
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format, args...) }

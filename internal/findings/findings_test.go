@@ -93,17 +93,22 @@ func TestSectionLetters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := 'a'
+	n := 0
 	for _, line := range bytes.Split(md, []byte("\n")) {
 		if !bytes.HasPrefix(line, []byte("## ")) {
 			continue
 		}
-		if !bytes.HasPrefix(line, []byte("## ("+string(want)+") ")) {
-			t.Fatalf("section %q, want it lettered (%c)", line, want)
+		if want := SectionLetter(n); !bytes.HasPrefix(line, []byte("## ("+want+") ")) {
+			t.Fatalf("section %q, want it lettered (%s)", line, want)
 		}
-		want++
+		n++
 	}
-	if want < 'k' {
-		t.Fatalf("only %d sections", want-'a')
+	if n < 10 {
+		t.Fatalf("only %d sections", n)
+	}
+	for i, want := range map[int]string{0: "a", 25: "z", 26: "aa", 27: "ab", 51: "az", 52: "ba"} {
+		if got := SectionLetter(i); got != want {
+			t.Errorf("SectionLetter(%d) = %q, want %q", i, got, want)
+		}
 	}
 }

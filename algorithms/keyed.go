@@ -1,0 +1,282 @@
+package algorithms
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Keyed is any single-key limiter made per-key (a spec with key=COLUMN):
+// one instance of the limiter per key value, created fresh on the key's
+// first request. capacity=N bounds the table: every request, passed or
+// not, is an access, and a new key beyond N evicts the least recently
+// used one, which starts fresh when it comes back. An empty key passes
+// unaccounted.
+//
+// Limiters whose state holds no pointer (token-bucket, fixed-window,
+// leaky-bucket, sliding-window-counter, …) keep their per-key states by
+// value in one flat array; the others keep one instance per key.
+type Keyed struct {
+	inner    string // the inner spec
+	proto    Limiter
+	capacity int
+	key      string
+	col      int
+	table    keyedTable
+
+	shadow       *Keyed
+	shadowPasses int64
+	hasShadow    bool
+}
+
+// keyedTable is the per-key table of one state type.
+type keyedTable interface {
+	decide(id int32, now time.Duration, capacity int) Decision
+	live() int
+	bytes() int
+	figures() (evictions int64, peak int, peakBytes int64)
+	evictedOf(id int32) int32
+}
+
+// table keeps the per-key states of a limiter type T by value next to
+// their LRU links: fresh is a new key's state, decide runs the limiter on
+// it.
+type table[T any] struct {
+	slots     keySlots[T]
+	fresh     func() T
+	run       func(st *T, now time.Duration) Decision
+	peakBytes int64
+}
+
+func (t *table[T]) decide(id int32, now time.Duration, capacity int) Decision {
+	s := t.slots.lookup(id)
+	if s >= 0 {
+		if capacity > 0 { // an unbounded table never evicts: no order to keep
+			t.slots.touch(s)
+		}
+	} else {
+		if capacity > 0 && t.slots.live >= capacity {
+			t.slots.remove(t.slots.tail, true)
+		}
+		s = t.slots.insert(id)
+		*t.slots.at(s) = t.fresh()
+		if t.slots.live == t.slots.peak {
+			t.peakBytes = max(t.peakBytes, int64(t.bytes()))
+		}
+	}
+	return t.run(t.slots.at(s), now)
+}
+
+func (t *table[T]) live() int                { return t.slots.live }
+func (t *table[T]) bytes() int               { return t.slots.bytes() }
+func (t *table[T]) evictedOf(id int32) int32 { return t.slots.evictedOf(id) }
+func (t *table[T]) figures() (int64, int, int64) {
+	return t.slots.evictions, t.slots.peak, t.peakBytes
+}
+
+// flatTable is the table of a pointer-free limiter type.
+func flatTable[T any, P interface {
+	*T
+	Limiter
+}](proto T) *table[T] {
+	return &table[T]{slots: newKeySlots[T](), fresh: func() T { return proto },
+		run: func(st *T, now time.Duration) Decision { return P(st).Decide(now) }}
+}
+
+// newTable picks the flat table when proto's type allows it, else one
+// instance per key built from its spec.
+func newTable(proto Limiter) keyedTable {
+	switch l := proto.(type) {
+	case *TokenBucket:
+		return flatTable[TokenBucket](*l)
+	case *FixedWindow:
+		return flatTable[FixedWindow](*l)
+	case *Throttling:
+		return flatTable[Throttling](*l)
+	case *SlidingWindowCounter:
+		return flatTable[SlidingWindowCounter](*l)
+	}
+	spec := proto.Spec()
+	return &table[Limiter]{slots: newKeySlots[Limiter](),
+		fresh: func() Limiter {
+			l, err := New(spec, 0)
+			if err != nil {
+				panic("algorithms: keyed: " + err.Error())
+			}
+			return l
+		},
+		run: func(st *Limiter, now time.Duration) Decision { return (*st).Decide(now) }}
+}
+
+// NewKeyed makes the limiter of spec inner per-key on column key;
+// capacity 0 is unbounded.
+func NewKeyed(inner string, key string, capacity int) (*Keyed, error) {
+	return newKeyed(inner, key, capacity, 0)
+}
+
+func newKeyed(inner string, key string, capacity int, defaultLimit float64) (*Keyed, error) {
+	proto, err := New(inner, defaultLimit)
+	if err != nil {
+		return nil, err
+	}
+	switch proto.(type) {
+	case *Chain, *CircuitBreaker, *Keyed, KeyColumnUser:
+		return nil, fmt.Errorf("%s cannot be made per-key with key=%s", registryNameOf(proto.Spec()), key)
+	}
+	if capacity < 0 {
+		return nil, fmt.Errorf("%s: capacity must be positive, got %d (leave it out for an unbounded table)", registryNameOf(proto.Spec()), capacity)
+	}
+	if key == "" {
+		key = "key"
+	}
+	return &Keyed{inner: proto.Spec(), proto: proto, capacity: capacity, key: key, table: newTable(proto)}, nil
+}
+
+// Inner returns the per-key limiter's own spec.
+func (k *Keyed) Inner() string { return k.inner }
+
+// Spec implements Limiter: the inner spec with key= and capacity=.
+func (k *Keyed) Spec() string {
+	sep := ","
+	if !strings.Contains(k.inner, ":") {
+		sep = ":"
+	}
+	s := k.inner + sep + "key=" + k.key
+	if k.capacity > 0 {
+		_, params, _ := strings.Cut(k.inner, ":")
+		own := strings.HasPrefix(params, "capacity=") || strings.Contains(params, ",capacity=")
+		s += "," + capName(own) + "=" + strconv.Itoa(k.capacity)
+	}
+	return s
+}
+
+// Rate implements Limiter: 0, a per-key limiter has no aggregate limit.
+func (k *Keyed) Rate() float64 { return 0 }
+
+// StateBytes implements Limiter: the table's states, links and index (the
+// states of a limiter with pointers are counted as its StateBytes each).
+func (k *Keyed) StateBytes() int {
+	n := k.table.bytes()
+	if _, boxed := k.table.(*table[Limiter]); boxed {
+		n += k.table.live() * k.proto.StateBytes()
+	}
+	return n
+}
+
+// KeyColumns implements KeyColumnUser.
+func (k *Keyed) KeyColumns() []string { return []string{k.key} }
+
+// BindKeyColumns implements KeyColumnUser.
+func (k *Keyed) BindKeyColumns(idx []int) error {
+	c, err := bindOne(registryNameOf(k.inner), idx)
+	k.col = c
+	if err == nil && k.shadow != nil {
+		k.shadow.col = c
+	}
+	return err
+}
+
+// Decide implements Limiter for a request without a key: it passes.
+func (k *Keyed) Decide(time.Duration) Decision { return Decision{Pass: true} }
+
+// DecideRequest implements RequestLimiter.
+func (k *Keyed) DecideRequest(now time.Duration, r *Request) Decision {
+	if k.hasShadow {
+		if k.shadow.DecideRequest(now, r).Pass {
+			k.shadowPasses++
+		}
+	}
+	id := r.Keys[k.col]
+	if id < 0 {
+		return Decision{Pass: true}
+	}
+	return k.table.decide(id, now, k.capacity)
+}
+
+// KeyIndex implements KeyReporter.
+func (k *Keyed) KeyIndex() int { return k.col }
+
+// KeyNominal implements KeyReporter: the inner limiter's rate per second.
+func (k *Keyed) KeyNominal() (float64, time.Duration) {
+	return k.proto.Rate(), time.Second
+}
+
+// KeyEvictions implements KeyReporter.
+func (k *Keyed) KeyEvictions(id int32) int32 { return k.table.evictedOf(id) }
+
+// KeyFigures implements KeyReporter.
+func (k *Keyed) KeyFigures() KeyFigures {
+	ev, peak, peakBytes := k.table.figures()
+	if _, boxed := k.table.(*table[Limiter]); boxed {
+		peakBytes += int64(peak * k.proto.StateBytes())
+	}
+	return KeyFigures{Evictions: ev, PeakKeys: peak, PeakStateBytes: peakBytes,
+		ShadowPasses: k.shadowPasses, HasShadow: k.hasShadow}
+}
+
+// TrackShadow implements KeyReporter.
+func (k *Keyed) TrackShadow() {
+	if k.capacity == 0 || k.hasShadow {
+		return
+	}
+	k.shadow, _ = NewKeyed(k.inner, k.key, 0)
+	k.shadow.col = k.col
+	k.hasShadow = true
+}
+
+// keyedKindNames are the kinds that are per-key by themselves (key= is
+// one of their parameters).
+var keyedKindNames = []string{"nginx-limit-req", "sentinel-param"}
+
+// cutKeyParams removes key= and capacity= from a spec's parameters, for
+// a single-key kind made per-key.
+//
+// A kind with a capacity parameter of its own (bucket4j) keeps it; its
+// table bound is then written key-capacity=N, which every kind accepts.
+func cutKeyParams(name, rest string, ownCapacity bool) (inner, key string, capacity int, ok bool, err error) {
+	if strings.TrimSpace(rest) == "" {
+		return "", "", 0, false, nil
+	}
+	var keep []string
+	hasCap := false
+	for _, kv := range strings.Split(rest, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "key":
+			key, ok = strings.TrimSpace(v), true
+			continue
+		case "capacity", "key-capacity":
+			if ownCapacity && strings.ToLower(strings.TrimSpace(k)) == "capacity" {
+				break
+			}
+			hasCap = true
+			n, e := strconv.Atoi(strings.TrimSpace(v))
+			if e != nil || n < 1 {
+				return "", "", 0, false, fmt.Errorf("%s: %s %q is not a whole number ≥ 1 (the most keys the table holds; leave it out for unbounded)", name, capName(ownCapacity), strings.TrimSpace(v))
+			}
+			capacity = n
+			continue
+		}
+		keep = append(keep, kv)
+	}
+	if hasCap && !ok {
+		return "", "", 0, false, fmt.Errorf("%s: capacity bounds a per-key table; add key=COLUMN (for example %s:key=ip,capacity=1000)", name, name)
+	}
+	if ok && key == "" {
+		return "", "", 0, false, fmt.Errorf("%s: key= needs a column name (for example key=ip)", name)
+	}
+	inner = name
+	if len(keep) > 0 {
+		inner += ":" + strings.Join(keep, ",")
+	}
+	return inner, key, capacity, ok, nil
+}
+
+// capName is how a kind's spec writes its per-key table bound.
+func capName(ownCapacity bool) string {
+	if ownCapacity {
+		return "key-capacity"
+	}
+	return "capacity"
+}

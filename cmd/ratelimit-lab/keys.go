@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// bindKeys resolves every per-key limiter's key columns against the
+// stream's, binds the stream's key names, and has each bounded one run an
+// unbounded twin beside it (extra_passes_from_eviction). A column the
+// stream lacks is a one-line error naming the columns it has; a per-key
+// limiter on a stream without keys is an error too. The default column
+// name "key" stands for the stream's first key column when no column is
+// called key (an access log read with --key ip). It returns the key
+// table, or nil when no limiter is keyed.
+//
+// A trace knows its columns once its header is read, so when a limiter is
+// keyed the first arrival is read here and the returned stream gives it
+// back first.
+func bindKeys(st scenarios.Stream, srcName string, limiters []algorithms.Limiter) (scenarios.Stream, *scenarios.KeyTable, error) {
+	keyed := false
+	for _, l := range limiters {
+		if ku, ok := l.(algorithms.KeyColumnUser); ok && len(ku.KeyColumns()) > 0 {
+			keyed = true
+		}
+	}
+	if !keyed {
+		return st, nil, nil
+	}
+	p := &peekStream{Stream: st}
+	p.first, p.has = st.Next()
+	t, err := bindKeyColumns(p, srcName, limiters)
+	return p, t, err
+}
+
+func bindKeyColumns(st *peekStream, srcName string, limiters []algorithms.Limiter) (*scenarios.KeyTable, error) {
+	var table *scenarios.KeyTable
+	cols := scenarios.StreamColumns(st.Stream).Keys
+	ks, keyed := st.Stream.(scenarios.KeyedStream)
+	if keyed && cols == nil {
+		cols = ks.KeyColumns()
+	}
+	for _, l := range limiters {
+		ku, ok := l.(algorithms.KeyColumnUser)
+		if !ok || len(ku.KeyColumns()) == 0 {
+			continue
+		}
+		names := ku.KeyColumns()
+		if !keyed || len(cols) == 0 {
+			return nil, fmt.Errorf("%s reads the key column %q, but %s has no key columns; replay traffic with keys (a trace with a key column, an access log with --key ip, or a scenario with keys:) or drop key=", l.Spec(), names[0], srcName)
+		}
+		idx := make([]int, len(names))
+		for i, n := range names {
+			idx[i] = -1
+			for j, c := range cols {
+				if c == n {
+					idx[i] = j
+				}
+			}
+			if idx[i] < 0 && n == "key" {
+				idx[i] = 0
+			}
+			if idx[i] < 0 {
+				return nil, fmt.Errorf("%s: key column %q is not in %s; its key columns are: %s (write key=%s)", registryName(l.Spec()), n, srcName, strings.Join(cols, ", "), cols[0])
+			}
+		}
+		if err := ku.BindKeyColumns(idx); err != nil {
+			return nil, err
+		}
+		table = ks.KeyTable()
+		if kn, ok := l.(algorithms.KeyNameUser); ok {
+			kn.BindKeyNames(table.Name)
+		}
+		if kr := algorithms.KeyReporterOf(l); kr != nil {
+			kr.TrackShadow()
+		}
+	}
+	return table, nil
+}
+
+// peekStream gives back an arrival read ahead, then the rest of the
+// stream, and forwards what the run asks of the stream.
+type peekStream struct {
+	scenarios.Stream
+	first     scenarios.Arrival
+	has, done bool
+}
+
+func (p *peekStream) Next() (scenarios.Arrival, bool) {
+	if !p.done {
+		p.done = true
+		if !p.has {
+			return scenarios.Arrival{}, false
+		}
+		return p.first, true
+	}
+	return p.Stream.Next()
+}
+
+func (p *peekStream) Columns() scenarios.Columns { return scenarios.StreamColumns(p.Stream) }
+
+func (p *peekStream) StepsBack() (int64, time.Duration) {
+	if c, ok := p.Stream.(interface {
+		StepsBack() (int64, time.Duration)
+	}); ok {
+		return c.StepsBack()
+	}
+	return 0, 0
+}
+
+func registryName(spec string) string {
+	n, _, _ := strings.Cut(spec, ":")
+	return n
+}
+
+// keysOutputs writes keys.csv when a row is keyed and returns the file
+// names written.
+func writeKeysCSV(dir interface {
+	WriteFile(string, func(io.Writer) error) error
+}, res *simulator.Result, table *scenarios.KeyTable) ([]string, error) {
+	if table == nil || !simulator.HasKeys(res) {
+		return nil, nil
+	}
+	if err := dir.WriteFile("keys.csv", func(w io.Writer) error { return simulator.WriteKeysCSV(w, res, table.Name) }); err != nil {
+		return nil, err
+	}
+	return []string{"keys.csv"}, nil
+}
+
+// printTopKeys writes, under the table, each keyed row's top keys by
+// rejections and the share the top 1% of keys took.
+func printTopKeys(w io.Writer, res *simulator.Result, table *scenarios.KeyTable, top int) error {
+	if table == nil || top <= 0 {
+		return nil
+	}
+	return report.WriteTopKeys(w, res, table.Name, top)
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A keyed CSV trace through nginx-limit-req, sentinel-param and a per-key
+// token bucket: keys.csv, the per-key fields of summary.json, the
+// keys_hurt column and the top keys under the table.
+func TestRunPerKey(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "keyed.csv")
+	var b strings.Builder
+	b.WriteString("t_ms,ip,user\n")
+	// 10.0.0.1 sends 10 requests in 100 ms (over 2r/s); office sends one
+	// request every 600 ms from 4 users (never over); 10.0.0.3 sends one.
+	for i := range 10 {
+		b.WriteString("" + itoa(i*10) + ",10.0.0.1,alice\n")
+	}
+	for i := range 8 {
+		b.WriteString(itoa(200+i*600) + ",office," + []string{"u1", "u2", "u3", "u4"}[i%4] + "\n")
+	}
+	b.WriteString("5000,10.0.0.3,\n")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := binary(t, "run", "--trace", trace, "--chart", "none", "--quiet", "--out", out,
+		"--algo", "nginx-limit-req:rate=2r/s,burst=1,key=ip",
+		"--algo", "sentinel-param:count=2,key=ip,capacity=1",
+		"--algo", "token-bucket:rate=2,burst=1,key=ip")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"per key, nginx-limit-req", "top 1 keys by rejections", "10.0.0.1"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	keys, err := os.ReadFile(filepath.Join(out, "keys.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// nginx: 10.0.0.1 passes t=0 (new) and t=10 (excess 980 ≤ 1000,
+	// delayed 490 ms); the other 8 are over the burst.
+	if !strings.Contains(string(keys), "\"nginx-limit-req:rate=2r/s,burst=1,delay=0,zone=10m,key=ip\",10.0.0.1,10,2,8,1,490,20,0,true\n") {
+		t.Errorf("keys.csv:\n%s", keys)
+	}
+	var sum struct {
+		Algorithms []map[string]any `json:"algorithms"`
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	sp := sum.Algorithms[1]
+	// sentinel-param with a one-value cache: office and 10.0.0.1 evict
+	// each other; users: alice is hurt and over, nobody else is hurt.
+	if sp["distinct_keys"] != 3.0 || sp["users_hurt"] != 1.0 || sp["innocent_users_hurt"] != 0.0 || sp["evictions"].(float64) < 1 {
+		t.Errorf("sentinel-param summary: %v", sp)
+	}
+	if _, ok := sp["extra_passes_from_eviction"].(float64); !ok {
+		t.Errorf("extra_passes_from_eviction: %v", sp["extra_passes_from_eviction"])
+	}
+	series, _ := os.ReadFile(filepath.Join(out, "series.csv"))
+	if !strings.HasPrefix(string(series), "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms,wait_max_ms,keys_hurt\n") {
+		t.Errorf("series.csv header: %q", strings.SplitN(string(series), "\n", 2)[0])
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestPerKeyBadInput(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "keyed.csv")
+	if err := os.WriteFile(trace, []byte("t_ms,ip\n0,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		want string
+		args []string
+	}{
+		{`key column "route" is not in keyed; its key columns are: ip`, []string{"run", "--trace", trace, "--algo", "nginx-limit-req:rate=1r/s,key=route"}},
+		{"has no key columns", []string{"run", "poisson", "--algo", "sentinel-param:count=5"}},
+		{"zone 31k is too small", []string{"run", "--trace", trace, "--algo", "nginx-limit-req:rate=1r/s,zone=31k"}},
+		{"needs a rate", []string{"run", "--trace", trace, "--algo", "nginx-limit-req:burst=5"}},
+		{"capacity bounds a per-key table", []string{"run", "--trace", trace, "--algo", "token-bucket:rate=5,capacity=10"}},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			checkBadInput(t, out, tc.want, append(tc.args, "--out", out)...)
+		})
+	}
+}

@@ -1,0 +1,65 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// WriteTopKeys writes, for each row with per-key results, one line of its
+// per-key figures, its top keys by rejections (at most top) and the share
+// of all rejections the top 1% of its keys took. name gives a key id's
+// string.
+func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top int) error {
+	var b strings.Builder
+	for i := range r.Algorithms {
+		a := &r.Algorithms[i]
+		k := a.Keys
+		if k == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "\nper key, %s: %d keys, %d hurt (%d innocent: never over %s per %s)",
+			a.Spec, k.DistinctKeys, k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
+		if k.HasUsers {
+			fmt.Fprintf(&b, ", %d users hurt (%d innocent)", k.UsersHurt, k.InnocentUsersHurt)
+		}
+		fmt.Fprintf(&b, ", %d evictions", k.Figures.Evictions)
+		if k.Figures.HasShadow {
+			fmt.Fprintf(&b, " (%+d passes against an unbounded table)", k.ExtraPassesFromEviction)
+		}
+		if k.Figures.AllocFailures > 0 {
+			fmt.Fprintf(&b, ", %d could not allocate node", k.Figures.AllocFailures)
+		}
+		b.WriteString("\n")
+		keys, share := k.TopRejected(top)
+		if len(keys) == 0 {
+			b.WriteString("  no key was rejected\n")
+			continue
+		}
+		fmt.Fprintf(&b, "  top %d keys by rejections (the top 1%% of keys took %.1f%% of them):\n", len(keys), 100*share)
+		width := 0
+		for _, t := range keys {
+			width = max(width, min(len(name(t.ID)), 40))
+		}
+		for _, t := range keys {
+			n := name(t.ID)
+			if len(n) > 40 {
+				n = n[:39] + "…"
+			}
+			over := ""
+			if !t.Stat.Over {
+				over = "  innocent"
+			}
+			fmt.Fprintf(&b, "  %-*s  %d rejected of %d, first at %s, evicted %d%s\n",
+				width, n, t.Stat.Rejected, t.Stat.Requests, t.Stat.FirstReject, t.Stat.Evicted, over)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func fmtNum(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
