@@ -149,6 +149,7 @@ var (
 // that family's file (one line here per family).
 var kinds = slices.Concat(
 	coreKinds,
+	adaptiveKinds,
 )
 
 var coreKinds = []kind{
