@@ -7,7 +7,6 @@ import (
 	"time"
 )
 
-
 func mustCompleter(t *testing.T, spec string) Completer {
 	t.Helper()
 	l, err := New(spec, 0)
@@ -75,7 +74,9 @@ func TestAdaptiveBadSpecs(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool { return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0) }
+func contains(s, sub string) bool {
+	return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0)
+}
 
 func indexOf(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {

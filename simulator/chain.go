@@ -54,6 +54,9 @@ type outcome struct {
 	traceResp   bool
 	traceFailed bool
 	traceRT     time.Duration
+
+	// tk holds the tickets of the row's adaptive stages (adaptive.go).
+	tk [maxCompleters]algorithms.Ticket
 }
 
 // Transition is one state change of a chain's circuit breaker.
@@ -93,12 +96,18 @@ type chainUnit struct {
 
 	transitions []Transition
 	probes      int64
+
+	// The adaptive stages (adaptive.go): their indices in stages, and the
+	// signals the arrivals script.
+	completers []int
+	signals    *signalTrack
+	err        error
 }
 
 // evented reports whether lim needs the chain executor.
 func evented(lim algorithms.Limiter) bool {
 	switch lim.(type) {
-	case *algorithms.Chain, *algorithms.CircuitBreaker:
+	case *algorithms.Chain, *algorithms.CircuitBreaker, algorithms.Completer:
 		return true
 	}
 	return false
@@ -122,6 +131,7 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 		u.ds = newDownstream(ds)
 	}
 	u.respond = u.ds != nil || traceResp || u.breaker != nil
+	u.initAdaptive(lim)
 	return u
 }
 
@@ -142,6 +152,9 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 	}
 	u.pend = append(u.pend, outcome{seq: seq, at: a.At, clock: a.Clock,
 		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT})
+	if u.signals != nil {
+		u.signals.see(a.Clock, a.CPU, a.Load1)
+	}
 	u.step(seq, 0, a.Clock)
 	u.emit()
 }
@@ -214,9 +227,14 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 			return
 		}
 	}
-	// Admitted at t: every stage records the pass (StatisticSlot).
-	for _, s := range u.stages {
-		s.Record(t)
+	// Admitted at t: every stage records the pass (StatisticSlot); an
+	// adaptive stage counts the call in flight and keeps its ticket.
+	if len(u.completers) == 0 {
+		for _, s := range u.stages {
+			s.Record(t)
+		}
+	} else {
+		u.begin(o, t)
 	}
 	o.dec = algorithms.Decision{Pass: true, Wait: t - o.clock}
 	switch {
@@ -245,6 +263,9 @@ func (u *chainUnit) complete(seq int64, exit time.Duration, failed, timeout bool
 	o.resp, o.failed, o.timeout = true, failed, timeout
 	o.rt = exit - (o.clock + o.dec.Wait)
 	o.done = true
+	if len(u.completers) > 0 {
+		u.end(o, exit)
+	}
 }
 
 func (u *chainUnit) transition(o *outcome, clock time.Duration, from, to algorithms.BreakerState) {

@@ -70,6 +70,9 @@ func (r *chainRow) process(b *batch) (err error) {
 			err = fmt.Errorf("algorithm %s panicked at arrival %d: %v", r.lim.Spec(), b.seq, p)
 		}
 	}()
+	if r.unit.err != nil {
+		return r.unit.err
+	}
 	t0 := time.Now()
 	for j := range b.arr {
 		r.unit.arrive(b.seq+int64(j), b.arr[j])
