@@ -396,7 +396,7 @@ func (c *envoyClock) pastMinRTT(n int, lat time.Duration) {
 
 // Envoy's MinRTTLogicTest.
 func TestEnvoyMinRTTLogic(t *testing.T) {
-	c := newEnvoy(t, "envoy-adaptive:interval=30s,update-interval=100ms,request-count=50,percentile=50,jitter=0%,min=7")
+	c := newEnvoy(t, "envoy-adaptive:interval=30s,update=100ms,request-count=50,percentile=50,jitter=0%,min=7")
 	if !c.e.inWindow() || c.e.limit != 7 {
 		t.Fatalf("not in the minRTT window at limit 7: %v %d", c.e.inWindow(), c.e.limit)
 	}
@@ -429,7 +429,7 @@ func TestEnvoyMinRTTLogic(t *testing.T) {
 // Envoy's CancelLatencySample: samples of 1..5 ms, 50th percentile →
 // minRTT 3 ms (3050 µs here: the bin [3000, 3100) with one sample).
 func TestEnvoyCancelLatencySample(t *testing.T) {
-	c := newEnvoy(t, "envoy-adaptive:interval=30s,update-interval=100ms,request-count=5,percentile=50,jitter=0%")
+	c := newEnvoy(t, "envoy-adaptive:interval=30s,update=100ms,request-count=5,percentile=50,jitter=0%")
 	for i := 1; i <= 5; i++ {
 		c.forward()
 		c.sample(time.Duration(i) * ms)
@@ -442,7 +442,7 @@ func TestEnvoyCancelLatencySample(t *testing.T) {
 // Envoy's SamplePercentileProcessTest: limit 3 forwards 3, then blocks;
 // a cancel frees one.
 func TestEnvoySamplePercentileProcess(t *testing.T) {
-	c := newEnvoy(t, "envoy-adaptive:interval=30s,update-interval=100ms,request-count=5,percentile=50,jitter=0%")
+	c := newEnvoy(t, "envoy-adaptive:interval=30s,update=100ms,request-count=5,percentile=50,jitter=0%")
 	got := []bool{c.forward(), c.forward(), c.forward(), c.forward()}
 	c.e.outstand-- // cancelLatencySample
 	got = append(got, c.forward(), c.forward())
@@ -457,7 +457,7 @@ func TestEnvoySamplePercentileProcess(t *testing.T) {
 // Envoy's MinRTTBufferTest: with a 50% buffer, samples of 6 ms against a
 // 5 ms minRTT never lower the limit; it grows every window.
 func TestEnvoyMinRTTBuffer(t *testing.T) {
-	c := newEnvoy(t, "envoy-adaptive:interval=30s,update-interval=100ms,request-count=5,percentile=50,jitter=0%,buffer=50")
+	c := newEnvoy(t, "envoy-adaptive:interval=30s,update=100ms,request-count=5,percentile=50,jitter=0%,buffer=50")
 	if c.e.limit != 3 {
 		t.Fatalf("limit %d, want 3", c.e.limit)
 	}
@@ -482,7 +482,7 @@ func TestEnvoyMinRTTBuffer(t *testing.T) {
 // grows on its own from 7, at most doubling per window; latencies below
 // minRTT make it grow.
 func TestEnvoyConcurrencyLimitBasic(t *testing.T) {
-	c := newEnvoy(t, "envoy-adaptive:interval=30s,update-interval=100ms,request-count=5,percentile=50,jitter=0%,buffer=10,min=7")
+	c := newEnvoy(t, "envoy-adaptive:interval=30s,update=100ms,request-count=5,percentile=50,jitter=0%,buffer=10,min=7")
 	c.pastMinRTT(5, 5*ms)
 	if c.e.MinRTT()/ms != 5 {
 		t.Fatalf("minRTT %v", c.e.MinRTT())
@@ -519,7 +519,7 @@ func TestEnvoyConcurrencyLimitBasic(t *testing.T) {
 // Envoy's MinRTTEpoch: requests sent before a minRTT window began are not
 // sampled in it.
 func TestEnvoyMinRTTEpoch(t *testing.T) {
-	c := newEnvoy(t, "envoy-adaptive:interval=30s,update-interval=100ms,request-count=25,percentile=50,jitter=0%,min=2,buffer=0")
+	c := newEnvoy(t, "envoy-adaptive:interval=30s,update=100ms,request-count=25,percentile=50,jitter=0%,min=2,buffer=0")
 	c.advance(1350 * ms)
 	c.pastMinRTT(25, 1350*ms)
 	if c.e.inWindow() || c.e.MinRTT() != 1350*ms+ms*0 && c.e.MinRTT()/ms != 1350 {
@@ -557,7 +557,7 @@ func TestEnvoyMinRTTEpoch(t *testing.T) {
 
 // Five windows in a row at the minimum re-measure minRTT at once.
 func TestEnvoyRemeasureAtFloor(t *testing.T) {
-	c := newEnvoy(t, "envoy-adaptive:interval=30s,update-interval=100ms,request-count=5,percentile=50,jitter=0%")
+	c := newEnvoy(t, "envoy-adaptive:interval=30s,update=100ms,request-count=5,percentile=50,jitter=0%")
 	c.pastMinRTT(5, 5*ms)
 	w := c.e.Windows
 	for r := 0; r < 6 && c.e.Windows == w; r++ {

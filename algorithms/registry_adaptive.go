@@ -31,7 +31,7 @@ var adaptiveKinds = []kind{
 	{
 		info: Info{Name: "sentinel-system",
 			Summary:   "Sentinel's system adaptive protection on the inbound node: qps, thread, avg RT, load1 with BBR (threads > maxSuccessQps·minRt/1000), cpu",
-			Reference: "Alibaba Sentinel 1.8.3+ SystemRuleManager.checkSystem with checkBbr; flavor=go: sentinel-golang core/system"},
+			Reference: "Alibaba Sentinel 1.8.3+ system rules (checkSystem with checkBbr); flavor=go: sentinel-golang core/system"},
 		params: []param{
 			p("qps", "-", "inbound pass QPS threshold", kindFloat),
 			p("max-thread", "-", "calls in flight (Java admits max-thread+1, Go max-thread)", kindInt),
@@ -108,11 +108,11 @@ var adaptiveKinds = []kind{
 	},
 	{
 		info: Info{Name: "envoy-adaptive",
-			Summary:   "Envoy's adaptive concurrency GradientController: minRTT windows at min concurrency, limit = trunc(L·g + √(L·g)) every update-interval",
+			Summary:   "Envoy's adaptive concurrency GradientController: minRTT windows at min concurrency, limit = trunc(L·g + √(L·g)) every update",
 			Reference: "Envoy adaptive_concurrency GradientController (libcircllhist approximate percentile)"},
 		params: []param{
 			p("interval", "60s", "min_rtt_calc_params.interval", kindDuration),
-			p("update-interval", "100ms", "concurrency_update_interval", kindDuration),
+			p("update", "100ms", "concurrency_limit_params.concurrency_update_interval", kindDuration),
 			p("request-count", "50", "min_rtt_calc_params.request_count", kindInt),
 			p("percentile", "50", "sample_aggregate_percentile, percent", kindFloat),
 			p("buffer", "25%", "min_rtt_calc_params.buffer", kindString),
@@ -124,7 +124,7 @@ var adaptiveKinds = []kind{
 			var c EnvoyAdaptiveConfig
 			var e [8]error
 			c.Interval, e[0] = a.duration("interval")
-			c.UpdateInterval, e[1] = a.duration("update-interval")
+			c.UpdateInterval, e[1] = a.duration("update")
 			c.RequestCount, e[2] = a.int("request-count")
 			c.Percentile, e[3] = a.float("percentile")
 			c.Buffer, e[4] = a.percent("buffer")

@@ -19,6 +19,12 @@ type Downstream struct {
 	Phases  []DownstreamPhase
 	// Seed decides which requests fail (see simulator's downstream).
 	Seed uint64
+	// CancelOnTimeout: a request the caller gave up on stops using its
+	// server at the timeout (default: abandoned work keeps running, as in
+	// real servers).
+	CancelOnTimeout bool
+	// Clients, if not nil, are the callers' timeouts and retries.
+	Clients *Clients
 }
 
 // DownstreamPhase applies from From (inclusive) to To (exclusive), by the

@@ -28,6 +28,7 @@ type rawFile struct {
 	Algorithms  []string       `yaml:"algorithms"`
 	Phases      []rawPhase     `yaml:"phases"`
 	Downstream  *rawDownstream `yaml:"downstream"`
+	Clients     *rawClients    `yaml:"clients"`
 }
 
 // rawPhase is one phase as written: the union of every type's keys.
@@ -55,7 +56,7 @@ type rawStage struct {
 }
 
 var (
-	topKeys   = []string{"name", "description", "limit", "duration", "seed", "algorithms", "phases", "downstream"}
+	topKeys   = []string{"name", "description", "limit", "duration", "seed", "algorithms", "phases", "downstream", "clients"}
 	phaseKeys = []string{"type", "start", "duration", "rate", "timeUnit", "startRate", "stages", "count", "from", "to", "every", "until", "seed", "at", "offset"}
 	stageKeys = []string{"target", "duration"}
 
@@ -204,6 +205,8 @@ func (p *parser) decodeError(err error) error {
 			where, keys = "in downstream", downstreamKeys
 		case "rawDownstreamPhase":
 			where, keys = "in a downstream phase", downstreamPhaseKeys
+		case "rawClients":
+			where, keys = "in clients", clientsKeys
 		}
 		if near := nearest(key, keys); near != "" {
 			return p.errAt(line, "unknown key %q %s; did you mean %q?", key, where, near)
@@ -504,6 +507,9 @@ func (p *parser) build(raw *rawFile) (Scenario, error) {
 		}
 	}
 	if err := p.downstream(raw.Downstream, &s); err != nil {
+		return s, err
+	}
+	if err := p.clients(raw.Clients, &s); err != nil {
 		return s, err
 	}
 	if err := s.Validate(); err != nil {

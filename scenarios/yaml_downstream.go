@@ -13,6 +13,7 @@ type rawDownstream struct {
 	Timeout *time.Duration       `yaml:"timeout"`
 	Seed    *uint64              `yaml:"seed"`
 	Phases  []rawDownstreamPhase `yaml:"phases"`
+	Cancel  *bool                `yaml:"cancel-on-timeout"`
 }
 
 type rawDownstreamPhase struct {
@@ -23,7 +24,7 @@ type rawDownstreamPhase struct {
 }
 
 var (
-	downstreamKeys      = []string{"servers", "service", "timeout", "seed", "phases"}
+	downstreamKeys      = []string{"servers", "service", "timeout", "seed", "phases", "cancel-on-timeout"}
 	downstreamPhaseKeys = []string{"from", "to", "service", "errors"}
 )
 
@@ -95,6 +96,9 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 			ph.Errors = *rp.Errors
 		}
 		d.Phases = append(d.Phases, ph)
+	}
+	if r.Cancel != nil {
+		d.CancelOnTimeout = *r.Cancel
 	}
 	if err := d.Validate(); err != nil {
 		return p.errAt(line(), "%v", err)

@@ -153,6 +153,16 @@ func (b *Bin) merge(o Bin) {
 	b.Blocked += o.Blocked
 	b.WaitSum += o.WaitSum
 	b.WaitMax = max(b.WaitMax, o.WaitMax)
+	b.Completed += o.Completed
+	b.Errors += o.Errors
+	b.Timeouts += o.Timeouts
+	b.RTSum += o.RTSum
+	b.RTMax = max(b.RTMax, o.RTMax)
+	b.Retries += o.Retries
+	if o.Sampled {
+		// The later bin's state is the merged bin's last.
+		b.InFlight, b.Limit, b.Sampled = o.InFlight, o.Limit, true
+	}
 }
 
 // add records one decision for an arrival at true time at.

@@ -50,6 +50,9 @@ func signalNames(s algorithms.Signal) string {
 // run (at most maxCompleters per chain, every signal a rule reads provided
 // by the run) and seeds those that draw random numbers.
 func prepareAdaptive(limiters []algorithms.Limiter, cfg *Config) error {
+	if cfg.Seed == 0 && cfg.Downstream != nil {
+		cfg.Seed = cfg.Downstream.Seed
+	}
 	for i, lim := range limiters {
 		n := 0
 		for _, s := range stagesOf(lim) {
@@ -71,6 +74,13 @@ func prepareAdaptive(limiters []algorithms.Limiter, cfg *Config) error {
 		}
 	}
 	return nil
+}
+
+// SignalStream is a stream that says which host signals its arrivals
+// script (a trace's cpu and load1 columns). Run adds them to
+// Config.Signals.
+type SignalStream interface {
+	Signals() algorithms.Signal
 }
 
 // initAdaptive finds the unit's adaptive stages and binds their signals.

@@ -23,7 +23,7 @@ func TestAdaptiveTraceReplayMatchesReference(t *testing.T) {
 		"sentinel-system:load=1", "sentinel-system:load=1,cpu=0.9,flavor=go,strategy=bbr",
 		"aegis-bbr:window=1s,buckets=10,cpu-threshold=500", "aegis-bbr:version=v0.2.0,cpu-threshold=300",
 		"aimd", "aimd:windowed=true", "vegas", "vegas:probe=off", "gradient2", "gradient2:windowed=true",
-		"envoy-adaptive:interval=2s,update-interval=100ms,request-count=20", "none",
+		"envoy-adaptive:interval=2s,update=100ms,request-count=20", "none",
 	}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -153,5 +153,83 @@ func TestAdaptiveWithDownstream(t *testing.T) {
 		if (got[i].verdict == "pass") != w {
 			t.Errorf("arrival %d at %v: %s, want pass=%v", i, ts[i], got[i].verdict, w)
 		}
+	}
+}
+
+// A blocked request retries after the backoff: base 5 ms, no jitter, so
+// retry n waits 5·2ⁿ ms. concurrency:limit=1 in front of one 10 ms server:
+// request 0 passes at 0 (exit 10 ms); request 1 at 1 ms is blocked, retries
+// at 6 ms (blocked again: request 0 is in flight) and at 16 ms (passes).
+func TestRetriesAfterBackoff(t *testing.T) {
+	lim, _ := algorithms.New("concurrency:limit=1", 0)
+	cfg := cfgFor(time.Second)
+	c := &scenarios.Clients{Retries: 2, RetryOnReject: true, Backoff: scenarios.Backoff{Base: 5 * time.Millisecond, Cap: time.Second}}
+	cfg.Downstream = &scenarios.Downstream{Servers: 1, Service: 10 * time.Millisecond, Clients: c}
+	res, err := Run(context.Background(), &sliceStream{arr: at(0, time.Millisecond)}, []algorithms.Limiter{lim}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Algorithms[0]
+	ch := a.Chain
+	if a.Arrived != 4 || a.Passed != 2 || ch.Retries != 2 || ch.Goodput != 2 || ch.Requests != 2 {
+		t.Errorf("arrived %d passed %d retries %d goodput %d requests %d, want 4 2 2 2 2", a.Arrived, a.Passed, ch.Retries, ch.Goodput, ch.Requests)
+	}
+	// The retry that passed at 16 ms leaves at 26 ms: RT 10 ms.
+	if ch.RTMax != 10*time.Millisecond {
+		t.Errorf("RT max %v, want 10ms", ch.RTMax)
+	}
+	// With one retry only, the second attempt is the last: 3 arrivals.
+	lim, _ = algorithms.New("concurrency:limit=1", 0)
+	c.Retries = 1
+	res, err = Run(context.Background(), &sliceStream{arr: at(0, time.Millisecond)}, []algorithms.Limiter{lim}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Algorithms[0]; a.Arrived != 3 || a.Passed != 1 {
+		t.Errorf("one retry: arrived %d passed %d, want 3 1", a.Arrived, a.Passed)
+	}
+}
+
+// The metastable retry storm of the catalog, shortened: with nothing in
+// front, goodput stays near zero after the slowdown ends; a concurrency
+// limit recovers within a second.
+func TestRetryStormPersistsWithoutProtection(t *testing.T) {
+	s := scenarios.Scenario{
+		Name: "storm", Limit: 400, Duration: 30 * time.Second, Seed: 1,
+		Phases: []scenarios.Phase{{Type: scenarios.PhasePoisson, Rate: 320}},
+		Downstream: &scenarios.Downstream{Servers: 8, Service: 20 * time.Millisecond, Timeout: time.Second, Seed: 1,
+			Phases:  []scenarios.DownstreamPhase{{From: 5 * time.Second, To: 15 * time.Second, Service: 60 * time.Millisecond}},
+			Clients: &scenarios.Clients{Retries: 3, RetryOnReject: true, RetryOnError: true, RetryOnTimeout: true, Backoff: scenarios.Backoff{Base: 100 * time.Millisecond, Cap: 2 * time.Second, Jitter: scenarios.JitterFull}}},
+	}
+	src, err := s.Stream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, _ := algorithms.New("none", 0)
+	conc, _ := algorithms.New("concurrency:limit=16", 0)
+	cfg := cfgFor(30 * time.Second)
+	cfg.Downstream = s.Downstream
+	res, err := Run(context.Background(), src, []algorithms.Limiter{none, conc}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, c := res.Algorithms[0].Chain, res.Algorithms[1].Chain
+	if n.HasRecovery || !c.HasRecovery || c.Recovery > time.Second {
+		t.Errorf("recovery: none %v/%v, concurrency %v/%v; want none never, concurrency within 1s", n.Recovery, n.HasRecovery, c.Recovery, c.HasRecovery)
+	}
+	// Goodput over the last 10 s: none serves almost nothing.
+	late := func(a *AlgoResult) (g int64) {
+		for i, b := range a.Bins {
+			if res.Start+time.Duration(i)*res.Bin >= 20*time.Second {
+				g += b.Completed - b.Errors
+			}
+		}
+		return g
+	}
+	if g := late(&res.Algorithms[0]); g > 100 {
+		t.Errorf("none: %d good responses in the last 10 s, want the storm to persist", g)
+	}
+	if g := late(&res.Algorithms[1]); g < 2800 {
+		t.Errorf("concurrency: %d good responses in the last 10 s, want about 3200", g)
 	}
 }

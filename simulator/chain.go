@@ -57,6 +57,10 @@ type outcome struct {
 
 	// tk holds the tickets of the row's adaptive stages (adaptive.go).
 	tk [maxCompleters]algorithms.Ticket
+	// attempt is 0 for the stream's arrival, n for its n-th retry
+	// (retry.go); sleep the last backoff (decorrelated jitter).
+	attempt uint8
+	sleep   time.Duration
 }
 
 // Transition is one state change of a chain's circuit breaker.
@@ -71,6 +75,9 @@ type Transition struct {
 }
 
 type chainEvent struct {
+	// retry is 1 + the slot of a retry attempt (retry.go), 0 for an
+	// arrival of the stream.
+	retry    int32
 	complete bool
 	k        int // the stage to ask next (stage events)
 	failed   bool
@@ -102,6 +109,18 @@ type chainUnit struct {
 	completers []int
 	signals    *signalTrack
 	err        error
+
+	// Retries (retry.go): the clients, their attempts in flight, the
+	// budget, and where finished retry attempts go.
+	clients  *scenarios.Clients
+	seed     uint64
+	retries  []outcome
+	freeRty  []int32
+	tokens   float64
+	outRetry func(*outcome)
+	// sample, if set, records the adaptive stages' state after each
+	// arrival (adaptive.go).
+	sample func(at time.Duration, inflight int64, limit float64)
 }
 
 // evented reports whether lim needs the chain executor.
@@ -129,6 +148,7 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	}
 	if ds != nil {
 		u.ds = newDownstream(ds)
+		u.initRetries(ds)
 	}
 	u.respond = u.ds != nil || traceResp || u.breaker != nil
 	u.initAdaptive(lim)
@@ -155,7 +175,8 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 	if u.signals != nil {
 		u.signals.see(a.Clock, a.CPU, a.Load1)
 	}
-	u.step(seq, 0, a.Clock)
+	u.step(u.get(seq), 0, 0, a.Clock)
+	u.sampleAdaptive(a.At, a.Clock)
 	u.emit()
 }
 
@@ -175,10 +196,14 @@ func (u *chainUnit) runUntil(k eventq.Key) {
 
 func (u *chainUnit) pop() {
 	k, ev := u.q.Pop()
-	if ev.complete {
-		u.complete(k.Seq, k.At, ev.failed, ev.timeout)
-	} else {
-		u.step(k.Seq, ev.k, k.At)
+	o := u.event(k.Seq, ev.retry)
+	switch {
+	case ev.complete:
+		u.complete(o, ev.retry, k.At, ev.failed, ev.timeout)
+	case ev.retry > 0 && ev.k == 0:
+		u.step(o, ev.retry, 0, k.At)
+	default:
+		u.step(o, ev.retry, ev.k, k.At)
 	}
 }
 
@@ -199,8 +224,8 @@ func (u *chainUnit) emit() {
 
 // step asks stage k and the ones after it at t, until one blocks, one
 // makes the request wait (the rest is an event) or the chain is passed.
-func (u *chainUnit) step(seq int64, k int, t time.Duration) {
-	o := u.get(seq)
+func (u *chainUnit) step(o *outcome, retry int32, k int, t time.Duration) {
+	seq := o.seq
 	for ; k < len(u.stages); k++ {
 		s := u.stages[k]
 		var d algorithms.Decision
@@ -220,10 +245,11 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 			if s == algorithms.Stage(u.breaker) {
 				o.stage = stageBreaker
 			}
+			u.attemptEnded(o, retry, outcomeReject, t)
 			return
 		}
 		if d.Wait > 0 {
-			u.q.Push(eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq}, chainEvent{k: k + 1})
+			u.q.Push(eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq, Round: int(o.attempt)}, chainEvent{k: k + 1, retry: retry})
 			return
 		}
 	}
@@ -239,20 +265,20 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 	o.dec = algorithms.Decision{Pass: true, Wait: t - o.clock}
 	switch {
 	case u.ds != nil:
-		exit, failed, timeout := u.ds.serve(seq, t)
-		u.q.Push(eventq.Key{At: exit, Class: classCompletion, Seq: seq}, chainEvent{complete: true, failed: failed, timeout: timeout})
+		exit, failed, timeout := u.ds.serve(seq+int64(o.attempt)<<48, t)
+		u.q.Push(eventq.Key{At: exit, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: failed, timeout: timeout, retry: retry})
 	case o.traceResp:
-		u.q.Push(eventq.Key{At: t + o.traceRT, Class: classCompletion, Seq: seq}, chainEvent{complete: true, failed: o.traceFailed})
+		u.q.Push(eventq.Key{At: t + o.traceRT, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: o.traceFailed, retry: retry})
 	case u.breaker != nil:
-		u.q.Push(eventq.Key{At: t, Class: classCompletion, Seq: seq}, chainEvent{complete: true})
+		u.q.Push(eventq.Key{At: t, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, retry: retry})
 	default:
 		o.done = true
+		u.attemptEnded(o, retry, outcomeSuccess, t)
 	}
 }
 
 // complete is the exit of an admitted request at exit.
-func (u *chainUnit) complete(seq int64, exit time.Duration, failed, timeout bool) {
-	o := u.get(seq)
+func (u *chainUnit) complete(o *outcome, retry int32, exit time.Duration, failed, timeout bool) {
 	if b := u.breaker; b != nil {
 		before := b.State()
 		b.Complete(o.clock, exit, failed)
@@ -266,6 +292,14 @@ func (u *chainUnit) complete(seq int64, exit time.Duration, failed, timeout bool
 	if len(u.completers) > 0 {
 		u.end(o, exit)
 	}
+	kind := outcomeSuccess
+	switch {
+	case timeout:
+		kind = outcomeTimeout
+	case failed:
+		kind = outcomeError
+	}
+	u.attemptEnded(o, retry, kind, exit)
 }
 
 func (u *chainUnit) transition(o *outcome, clock time.Duration, from, to algorithms.BreakerState) {

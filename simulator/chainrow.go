@@ -48,10 +48,30 @@ func newChainRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWriter,
 	r := &chainRow{lim: lim, acc: acc, rows: rows}
 	r.unit = newChainUnit(lim, cfg.Downstream, traceResp, r.out)
 	acc.chain = &chainStats{unit: r.unit}
+	r.unit.outRetry = r.outRetry
+	r.unit.sample = r.sample
 	if r.unit.breaker != nil {
 		acc.chain.breaker = r.unit.breaker.Spec()
 	}
 	return r
+}
+
+// outRetry accounts one finished retry attempt: its arrival, decision and
+// response, at their own times.
+func (r *chainRow) outRetry(o *outcome) {
+	r.acc.add(o.at, o.dec)
+	r.acc.binAt(int64(o.at)).Retries++
+	r.acc.chain.retries++
+	if o.resp {
+		r.acc.chain.addResponse(r.acc, o)
+	}
+}
+
+// sample records the adaptive stages' in-flight count and limit in the
+// bin of at (the last arrival of the bin wins).
+func (r *chainRow) sample(at time.Duration, inflight int64, limit float64) {
+	b := r.acc.binAt(int64(at))
+	b.InFlight, b.Limit, b.Sampled = inflight, limit, true
 }
 
 func (r *chainRow) out(o *outcome) {
@@ -138,6 +158,7 @@ type chainStats struct {
 	breaker                     string
 	rt                          waitHist
 	completed, errors, timeouts int64
+	retries                     int64
 }
 
 func (c *chainStats) addResponse(a *accumulator, o *outcome) {
@@ -165,7 +186,11 @@ func (c *chainStats) result(lo, hi int64, a *accumulator) *ChainResult {
 	r := &ChainResult{
 		Responses: u.respond, Completed: c.completed, Errors: c.errors, Timeouts: c.timeouts,
 		Breaker: c.breaker, Transitions: u.transitions, Probes: u.probes,
+		Retries: c.retries, Goodput: c.completed - c.errors,
 	}
+	q3 := c.rt.quantiles(50, 90, 99, 99.9)
+	r.RTP90, r.RTP999 = q3[1], q3[3]
+	c.adaptiveResult(r, a)
 	q := c.rt.quantiles(50, 99)
 	r.RTP50, r.RTP99, r.RTMax = q[0], q[1], c.rt.max
 	end := time.Duration(a.start + hi*a.bin)

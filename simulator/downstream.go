@@ -32,16 +32,31 @@ func newDownstream(cfg *scenarios.Downstream) *downstream {
 
 // serve admits request seq at adm and returns when the caller sees it
 // exit, whether it failed and whether it timed out.
-func (d *downstream) serve(seq int64, adm time.Duration) (exit time.Duration, failed, timeout bool) {
+//
+// id names the attempt for the error draw: the arrival number, plus the
+// retry number in the high bits for a retry (a retry may succeed where
+// the first attempt failed). With CancelOnTimeout a request given up on
+// leaves its server at the timeout (or never takes one if it had not
+// started).
+func (d *downstream) serve(id int64, adm time.Duration) (exit time.Duration, failed, timeout bool) {
 	start := max(adm, d.free[0])
 	service, errs := d.cfg.At(start)
 	leave := start + service
+	if d.cfg.Timeout > 0 && leave-adm > d.cfg.Timeout {
+		giveUp := adm + d.cfg.Timeout
+		switch {
+		case !d.cfg.CancelOnTimeout:
+			d.free[0] = leave
+			d.down(0)
+		case start < giveUp:
+			d.free[0] = giveUp
+			d.down(0)
+		}
+		return giveUp, true, true
+	}
 	d.free[0] = leave
 	d.down(0)
-	if d.cfg.Timeout > 0 && leave-adm > d.cfg.Timeout {
-		return adm + d.cfg.Timeout, true, true
-	}
-	return leave, errs > 0 && unitFloat(d.cfg.Seed, uint64(seq)) < errs, false
+	return leave, errs > 0 && unitFloat(d.cfg.Seed, uint64(id)) < errs, false
 }
 
 // down restores the heap from i.

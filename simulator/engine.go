@@ -123,6 +123,9 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	if len(limiters) == 0 {
 		return nil, errors.New("no algorithms to run")
 	}
+	if ss, ok := src.(SignalStream); ok {
+		cfg.Signals |= ss.Signals()
+	}
 	if err := prepareAdaptive(limiters, &cfg); err != nil {
 		return nil, err
 	}

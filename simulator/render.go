@@ -59,7 +59,12 @@ const SeriesHeader = "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms
 func WriteSeriesCSV(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	chain := HasResponses(r)
-	bw.WriteString(seriesHeader(chain))
+	adaptive := HasAdaptive(r)
+	head := seriesHeader(chain)
+	if adaptive {
+		head = head[:len(head)-1] + SeriesAdaptiveColumns + "\n"
+	}
+	bw.WriteString(head)
 	var b []byte
 	for _, a := range r.Algorithms {
 		name := csvField(a.Spec)
@@ -83,6 +88,9 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			b = append(b, fmtMs(bin.WaitMax)...)
 			if chain {
 				b = appendResponseBin(b, &bin)
+			}
+			if adaptive {
+				b = appendAdaptiveBin(b, &bin)
 			}
 			b = append(b, '\n')
 			bw.Write(b)

@@ -92,6 +92,22 @@ type ChainResult struct {
 	// run.
 	Opens, Probes int64
 	OpenTime      time.Duration
+	// Retries are the clients' retry attempts; Goodput the completed
+	// passes without error or timeout (attempts included). RTP90 and
+	// RTP999 complete the RT percentiles.
+	Retries, Goodput int64
+	RTP90, RTP999    time.Duration
+	// Adaptive is true when the row has an adaptive stage; Requests are
+	// the stream's arrivals it saw (attempts = Requests + Retries).
+	Adaptive bool
+	Requests int64
+	// Recovery is, for a run whose downstream has a phase (the trigger),
+	// the time from the phase's end until goodput over one second is back
+	// within 10% of its mean before the phase; HasRecovery is false when
+	// there is no trigger or goodput never came back.
+	Recovery    time.Duration
+	HasRecovery bool
+	Trigger     bool
 }
 
 // Bin counts one bin of one limiter. Arrivals and blocks are counted at
@@ -105,6 +121,14 @@ type Bin struct {
 	// by their exit time; RTSum and RTMax describe their response times.
 	Completed, Errors, Timeouts int64
 	RTSum, RTMax                time.Duration
+	// Retries counts the retry attempts that arrived in this bin (also
+	// in Arrived). InFlight and Limit are the first adaptive stage's calls
+	// in flight and current limit after the bin's last arrival (Sampled
+	// tells a bin without arrivals).
+	Retries  int64
+	InFlight int64
+	Limit    float64
+	Sampled  bool
 }
 
 // TuneResult is the outcome of running leap-array at several sample counts
