@@ -56,7 +56,7 @@ var hotKeyAlgorithms = []string{
 // shows them. Each call returns fresh copies.
 func Catalog() []Scenario {
 	algos := func() []string { return append([]string(nil), DefaultAlgorithms...) }
-	return []Scenario{
+	return append([]Scenario{
 		{
 			Name:        "boundary-burst",
 			Description: "500 requests just before a window boundary and 500 just after: a fixed window passes twice the limit",
@@ -191,7 +191,7 @@ func Catalog() []Scenario {
 			},
 			Algorithms: append([]string(nil), redisMemoryAlgorithms...),
 		},
-	}
+	}, adaptiveCatalog()...)
 }
 
 // Names returns the catalog's scenario names in order.

@@ -60,6 +60,12 @@ func TestCatalogPins(t *testing.T) {
 		{"redis-race", 100, 5 * time.Second, 1000, 0, 3},
 		{"redis-skew", 100, 10 * time.Second, 2000, 0, 4},
 		{"redis-memory", 30, 60 * time.Second, -1, -1, 3},
+		{"latency-step", 300, 40 * time.Second, -1, -1, 6},
+		{"overload-ramp", 400, 40 * time.Second, -1, -1, 7},
+		{"cpu-slowdown", 400, 40 * time.Second, -1, -1, 6},
+		{"io-slowdown", 400, 40 * time.Second, -1, -1, 6},
+		{"retry-storm", 400, 60 * time.Second, -1, -1, 7},
+		{"envoy-min-rtt", 400, 60 * time.Second, -1, -1, 4},
 	}
 	if len(tests) != len(Catalog()) {
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))

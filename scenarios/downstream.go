@@ -25,6 +25,12 @@ type Downstream struct {
 	CancelOnTimeout bool
 	// Clients, if not nil, are the callers' timeouts and retries.
 	Clients *Clients
+	// IOShare is the share of each request's service spent waiting on
+	// I/O rather than on a CPU (0 by default: all CPU). The model's CPU
+	// utilisation counts the CPU share of each request in service over
+	// Servers (one core each); its load1 counts every request in service,
+	// as Linux counts tasks in I/O wait.
+	IOShare float64
 }
 
 // DownstreamPhase applies from From (inclusive) to To (exclusive), by the
@@ -34,6 +40,9 @@ type DownstreamPhase struct {
 	Service  time.Duration
 	// Errors is the share of requests that fail, in [0, 1].
 	Errors float64
+	// IOShare overrides the downstream's in this phase when HasIO.
+	IOShare float64
+	HasIO   bool
 }
 
 // Validate reports the first problem as one line naming the field.
@@ -59,6 +68,17 @@ func (d *Downstream) Validate() error {
 		}
 	}
 	return nil
+}
+
+// IOAt is the I/O share in force at t.
+func (d *Downstream) IOAt(t time.Duration) float64 {
+	for i := len(d.Phases) - 1; i >= 0; i-- {
+		p := &d.Phases[i]
+		if t >= p.From && t < p.To && p.HasIO {
+			return p.IOShare
+		}
+	}
+	return d.IOShare
 }
 
 // At returns the service time and error share in force at t: the last

@@ -14,6 +14,7 @@ type rawDownstream struct {
 	Seed    *uint64              `yaml:"seed"`
 	Phases  []rawDownstreamPhase `yaml:"phases"`
 	Cancel  *bool                `yaml:"cancel-on-timeout"`
+	IO      *float64             `yaml:"io"`
 }
 
 type rawDownstreamPhase struct {
@@ -21,11 +22,12 @@ type rawDownstreamPhase struct {
 	To      *time.Duration `yaml:"to"`
 	Service *time.Duration `yaml:"service"`
 	Errors  *float64       `yaml:"errors"`
+	IO      *float64       `yaml:"io"`
 }
 
 var (
-	downstreamKeys      = []string{"servers", "service", "timeout", "seed", "phases", "cancel-on-timeout"}
-	downstreamPhaseKeys = []string{"from", "to", "service", "errors"}
+	downstreamKeys      = []string{"servers", "service", "timeout", "seed", "phases", "cancel-on-timeout", "io"}
+	downstreamPhaseKeys = []string{"from", "to", "service", "errors", "io"}
 )
 
 // downstream converts the downstream: block (absent: none).
@@ -95,10 +97,22 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 			}
 			ph.Errors = *rp.Errors
 		}
+		if rp.IO != nil {
+			if e := *rp.IO; !(e >= 0 && e <= 1) {
+				return p.errAt(pl("io"), "downstream phase: io %v is not a share between 0 and 1; write e.g. io: 0.9 (90%% of the service waits on I/O)", e)
+			}
+			ph.IOShare, ph.HasIO = *rp.IO, true
+		}
 		d.Phases = append(d.Phases, ph)
 	}
 	if r.Cancel != nil {
 		d.CancelOnTimeout = *r.Cancel
+	}
+	if r.IO != nil {
+		if e := *r.IO; !(e >= 0 && e <= 1) {
+			return p.errAt(line("io"), "downstream io %v is not a share between 0 and 1; write e.g. io: 0.5", e)
+		}
+		d.IOShare = *r.IO
 	}
 	if err := d.Validate(); err != nil {
 		return p.errAt(line(), "%v", err)

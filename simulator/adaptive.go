@@ -50,8 +50,12 @@ func signalNames(s algorithms.Signal) string {
 // run (at most maxCompleters per chain, every signal a rule reads provided
 // by the run) and seeds those that draw random numbers.
 func prepareAdaptive(limiters []algorithms.Limiter, cfg *Config) error {
-	if cfg.Seed == 0 && cfg.Downstream != nil {
-		cfg.Seed = cfg.Downstream.Seed
+	if cfg.Downstream != nil {
+		if cfg.Seed == 0 {
+			cfg.Seed = cfg.Downstream.Seed
+		}
+		// The modelled downstream gives its CPU and load1 (signals.go).
+		cfg.Signals |= algorithms.SignalCPU | algorithms.SignalLoad1
 	}
 	for i, lim := range limiters {
 		n := 0

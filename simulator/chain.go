@@ -152,6 +152,9 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	}
 	u.respond = u.ds != nil || traceResp || u.breaker != nil
 	u.initAdaptive(lim)
+	if u.ds != nil && u.signals != nil {
+		u.ds.model = newHostModel(ds.Servers, u.signals)
+	}
 	return u
 }
 
@@ -172,7 +175,10 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 	}
 	u.pend = append(u.pend, outcome{seq: seq, at: a.At, clock: a.Clock,
 		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT})
-	if u.signals != nil {
+	switch {
+	case u.ds != nil && u.ds.model != nil:
+		u.ds.model.advance(a.Clock)
+	case u.signals != nil:
 		u.signals.see(a.Clock, a.CPU, a.Load1)
 	}
 	u.step(u.get(seq), 0, 0, a.Clock)
@@ -196,6 +202,9 @@ func (u *chainUnit) runUntil(k eventq.Key) {
 
 func (u *chainUnit) pop() {
 	k, ev := u.q.Pop()
+	if u.ds != nil && u.ds.model != nil {
+		u.ds.model.advance(k.At)
+	}
 	o := u.event(k.Seq, ev.retry)
 	switch {
 	case ev.complete:

@@ -190,7 +190,7 @@ func (c *chainStats) result(lo, hi int64, a *accumulator) *ChainResult {
 	}
 	q3 := c.rt.quantiles(50, 90, 99, 99.9)
 	r.RTP90, r.RTP999 = q3[1], q3[3]
-	c.adaptiveResult(r, a)
+	c.adaptiveResult(r, a, time.Duration(a.start+hi*a.bin))
 	q := c.rt.quantiles(50, 99)
 	r.RTP50, r.RTP99, r.RTMax = q[0], q[1], c.rt.max
 	end := time.Duration(a.start + hi*a.bin)

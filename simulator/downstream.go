@@ -20,6 +20,8 @@ import (
 type downstream struct {
 	cfg  *scenarios.Downstream
 	free []time.Duration // min-heap of the times the servers come free
+	// model, if not nil, receives each service interval (signals.go).
+	model *hostModel
 }
 
 func newDownstream(cfg *scenarios.Downstream) *downstream {
@@ -48,14 +50,17 @@ func (d *downstream) serve(id int64, adm time.Duration) (exit time.Duration, fai
 		case !d.cfg.CancelOnTimeout:
 			d.free[0] = leave
 			d.down(0)
+			d.model.serve(start, leave, d.cfg.IOAt(start))
 		case start < giveUp:
 			d.free[0] = giveUp
 			d.down(0)
+			d.model.serve(start, giveUp, d.cfg.IOAt(start))
 		}
 		return giveUp, true, true
 	}
 	d.free[0] = leave
 	d.down(0)
+	d.model.serve(start, leave, d.cfg.IOAt(start))
 	return leave, errs > 0 && unitFloat(d.cfg.Seed, uint64(id)) < errs, false
 }
 

@@ -68,15 +68,18 @@ func adaptiveSummary(c *ChainResult) *adaptiveSummaryJS {
 }
 
 // adaptiveResult fills the adaptive figures of r.
-func (c *chainStats) adaptiveResult(r *ChainResult, a *accumulator) {
+func (c *chainStats) adaptiveResult(r *ChainResult, a *accumulator, end time.Duration) {
 	u := c.unit
 	r.Adaptive = len(u.completers) > 0
 	r.Requests = a.arrived - c.retries
 	if u.ds == nil || len(u.ds.cfg.Phases) == 0 {
 		return
 	}
-	r.Trigger = true
 	ph := u.ds.cfg.Phases[0]
+	if ph.To >= end {
+		return // the phase lasts to the end: nothing to recover from
+	}
+	r.Trigger = true
 	r.Recovery, r.HasRecovery = recovery(a, ph.From, ph.To)
 }
 

@@ -45,6 +45,7 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 		g.race,
 		g.breakerProbe, g.breakerHalfOpen, g.breakerMinRequests, g.breakerQueueWait,
 		g.redis,
+		g.adaptive,
 	} {
 		if err := section(); err != nil {
 			return nil, err
