@@ -43,10 +43,10 @@ func adaptiveCatalog() []Scenario {
 		},
 		{
 			Name:        "overload-ramp",
-			Description: "Poisson ramping from 200/s to 800/s (0.5 to 2 times the capacity of 8 servers of 20 ms) over 40 s, 1 s timeout: goodput and latency by algorithm",
+			Description: "Poisson ramping from 200/s to 800/s (about 0.5 to 2 times the capacity) over 40 s into processor sharing on 8 cores with contention (kappa 0.02, 20 ms of work each), 1 s timeout: goodput and latency by algorithm",
 			Limit:       400, Duration: 40 * time.Second, Seed: 1,
 			Phases:     []Phase{{Type: PhaseRamping, StartRate: 200, Stages: []Stage{{Target: 800, Duration: 40 * time.Second}}}},
-			Downstream: &Downstream{Servers: 8, Service: 20 * ms, Timeout: time.Second, Seed: 1},
+			Downstream: &Downstream{Servers: 8, PS: true, Cores: 8, Kappa: 0.02, Service: 20 * ms, Timeout: time.Second, Seed: 1},
 			Algorithms: algos(),
 		},
 		{

@@ -32,6 +32,17 @@ func TestBackoffFormulas(t *testing.T) {
 	}
 }
 
+func TestDisciplineYAML(t *testing.T) {
+	s, err := Parse([]byte("limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: ps, cores: 4, kappa: 0.05, service: 10ms, io: 0.2, cancel-on-timeout: true, phases: [{from: 0s, to: 1s, cores: 2, io: 0.5}]}\n"), "d.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.Downstream
+	if !d.PS || d.Cores != 4 || d.Kappa != 0.05 || d.IOShare != 0.2 || !d.CancelOnTimeout || d.CoresAt(0) != 2 || d.IOAt(0) != 0.5 || d.CoresAt(time.Second) != 4 {
+		t.Errorf("parsed %+v", d)
+	}
+}
+
 func TestClientsYAML(t *testing.T) {
 	base := "limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {servers: 2, service: 10ms}\n"
 	s, err := Parse([]byte(base+"clients: {timeout: 1s, retries: 2, backoff: {base: 50ms, cap: 1s, jitter: equal}, retry-on: [timeout], budget: {ratio: 0.2}}\n"), "c.yaml")
@@ -51,6 +62,10 @@ func TestClientsYAML(t *testing.T) {
 		{base + "clients: {timeout: 1s, retrys: 1}\n", `unknown key "retrys" in clients; did you mean "retries"?`},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\nclients: {timeout: 1s}\n", "clients: needs a downstream"},
 		{base + "clients: {timeout: 1s, budget: {ratio: -1}}\n", "budget ratio -1 is out of range"},
+		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: ps, cores: -2, service: 10ms}\n", "c.yaml:4: downstream cores -2 is not positive"},
+		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: lifo, service: 10ms}\n", `downstream discipline "lifo" does not exist`},
+		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {kappa: 0.1, service: 10ms}\n", "kappa applies to discipline: ps"},
+		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: ps, kappa: 2, service: 10ms}\n", "kappa 2 is out of range"},
 	} {
 		_, err := Parse([]byte(tc.yaml), "c.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

@@ -31,6 +31,13 @@ type Downstream struct {
 	// Servers (one core each); its load1 counts every request in service,
 	// as Linux counts tasks in I/O wait.
 	IOShare float64
+	// PS selects processor sharing (discipline: ps) on Cores: each of N
+	// requests in service progresses at min(1, Cores/N) / (1 + Kappa·(N−1))
+	// (the Universal Scalability Law's coherency term); there is no queue.
+	// FIFO (the default) is Servers and a queue.
+	PS    bool
+	Cores float64
+	Kappa float64
 }
 
 // DownstreamPhase applies from From (inclusive) to To (exclusive), by the
@@ -43,6 +50,20 @@ type DownstreamPhase struct {
 	// IOShare overrides the downstream's in this phase when HasIO.
 	IOShare float64
 	HasIO   bool
+	// Cores overrides the downstream's cores in this phase (ps only) when
+	// positive.
+	Cores float64
+}
+
+// CoresAt is the cores in force at t (ps).
+func (d *Downstream) CoresAt(t time.Duration) float64 {
+	for i := len(d.Phases) - 1; i >= 0; i-- {
+		p := &d.Phases[i]
+		if t >= p.From && t < p.To && p.Cores > 0 {
+			return p.Cores
+		}
+	}
+	return d.Cores
 }
 
 // Validate reports the first problem as one line naming the field.
@@ -52,6 +73,12 @@ func (d *Downstream) Validate() error {
 	}
 	if d.Service < 0 {
 		return fmt.Errorf("downstream: service must not be negative, got %v", d.Service)
+	}
+	if d.PS && !(d.Cores > 0) {
+		return fmt.Errorf("downstream: cores must be positive with discipline: ps, got %g", d.Cores)
+	}
+	if d.Kappa < 0 {
+		return fmt.Errorf("downstream: kappa must not be negative, got %g", d.Kappa)
 	}
 	if d.Timeout < 0 {
 		return fmt.Errorf("downstream: timeout must not be negative (0 means none), got %v", d.Timeout)

@@ -233,3 +233,61 @@ func TestRetryStormPersistsWithoutProtection(t *testing.T) {
 		t.Errorf("concurrency: %d good responses in the last 10 s, want about 3200", g)
 	}
 }
+
+// Processor sharing: one core, service 10 ms. Two requests at 0 share it
+// and both leave at 20 ms; with kappa 0.5 each progresses at
+// (1/2)/(1 + 0.5) = 1/3 and both leave at 30 ms. A third request at 40 ms,
+// alone, takes 10 ms. With a 25 ms timeout and kappa 0.5 the pair times
+// out at 25 ms.
+func TestProcessorSharing(t *testing.T) {
+	for _, tc := range []struct {
+		kappa   float64
+		timeout time.Duration
+		want    []time.Duration
+		tos     int64
+	}{
+		{0, 0, []time.Duration{20, 20, 10}, 0},
+		{0.5, 0, []time.Duration{30, 30, 10}, 0},
+		{0.5, 25 * time.Millisecond, []time.Duration{25, 25, 10}, 2},
+	} {
+		lim, _ := algorithms.New("none", 0)
+		cfg := cfgFor(time.Second)
+		cfg.Downstream = &scenarios.Downstream{Servers: 1, PS: true, Cores: 1, Kappa: tc.kappa, Service: 10 * time.Millisecond, Timeout: tc.timeout}
+		var rows bytes.Buffer
+		cfg.Decisions = func(int) io.Writer { return &rows }
+		res, err := Run(context.Background(), &sliceStream{arr: at(0, 0, 40*time.Millisecond)}, []algorithms.Limiter{lim}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := parseRows(t, rows.String())
+		for i, w := range tc.want {
+			if got[i].rt != w*time.Millisecond {
+				t.Errorf("kappa %v timeout %v: request %d RT %v, want %v", tc.kappa, tc.timeout, i, got[i].rt, w*time.Millisecond)
+			}
+		}
+		if c := res.Algorithms[0].Chain; c.Timeouts != tc.tos {
+			t.Errorf("kappa %v: %d timeouts, want %d", tc.kappa, c.Timeouts, tc.tos)
+		}
+	}
+}
+
+// Cores from a phase: two cores halve to one from 5 ms: two requests at 0
+// of 10 ms run at full speed until 5 ms (5 ms done each), then share one
+// core (rate 1/2): they leave at 15 ms.
+func TestProcessorSharingCoresPhase(t *testing.T) {
+	lim, _ := algorithms.New("none", 0)
+	cfg := cfgFor(time.Second)
+	cfg.Downstream = &scenarios.Downstream{Servers: 2, PS: true, Cores: 2, Service: 10 * time.Millisecond,
+		Phases: []scenarios.DownstreamPhase{{From: 5 * time.Millisecond, To: time.Second, Service: 10 * time.Millisecond, Cores: 1}}}
+	var rows bytes.Buffer
+	cfg.Decisions = func(int) io.Writer { return &rows }
+	if _, err := Run(context.Background(), &sliceStream{arr: at(0, 0)}, []algorithms.Limiter{lim}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	got := parseRows(t, rows.String())
+	for i := 0; i < 2; i++ {
+		if got[i].rt != 15*time.Millisecond {
+			t.Errorf("request %d RT %v, want 15ms", i, got[i].rt)
+		}
+	}
+}

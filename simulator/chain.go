@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"math"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
@@ -78,6 +79,7 @@ type chainEvent struct {
 	// retry is 1 + the slot of a retry attempt (retry.go), 0 for an
 	// arrival of the stream.
 	retry    int32
+	ps       uint8 // psTick or psTimeout (ps.go)
 	complete bool
 	k        int // the stage to ask next (stage events)
 	failed   bool
@@ -89,6 +91,7 @@ type chainUnit struct {
 	stages  []algorithms.Stage
 	breaker *algorithms.CircuitBreaker
 	ds      *downstream
+	ps      *psDownstream // discipline: ps (then ds is nil)
 	// respond is true when passes get a response: a downstream, a trace
 	// with responses, or a breaker (which then sees every pass complete at
 	// its admission, without error).
@@ -146,14 +149,20 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	default:
 		u.stages = []algorithms.Stage{decideStage{lim}}
 	}
-	if ds != nil {
+	if ds != nil && ds.PS {
+		u.ps = newPSDownstream(ds)
+		u.initRetries(ds)
+	} else if ds != nil {
 		u.ds = newDownstream(ds)
 		u.initRetries(ds)
 	}
-	u.respond = u.ds != nil || traceResp || u.breaker != nil
+	u.respond = u.ds != nil || u.ps != nil || traceResp || u.breaker != nil
 	u.initAdaptive(lim)
 	if u.ds != nil && u.signals != nil {
 		u.ds.model = newHostModel(ds.Servers, u.signals)
+	}
+	if u.ps != nil && u.signals != nil {
+		u.ps.model = newHostModel(int(math.Max(1, math.Round(ds.Cores))), u.signals)
 	}
 	return u
 }
@@ -178,6 +187,8 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 	switch {
 	case u.ds != nil && u.ds.model != nil:
 		u.ds.model.advance(a.Clock)
+	case u.ps != nil && u.ps.model != nil:
+		u.ps.model.advance(a.Clock)
 	case u.signals != nil:
 		u.signals.see(a.Clock, a.CPU, a.Load1)
 	}
@@ -204,6 +215,15 @@ func (u *chainUnit) pop() {
 	k, ev := u.q.Pop()
 	if u.ds != nil && u.ds.model != nil {
 		u.ds.model.advance(k.At)
+	}
+	if u.ps != nil {
+		if u.ps.model != nil {
+			u.ps.model.advance(k.At)
+		}
+		if ev.ps != 0 {
+			u.psEvent(k, ev)
+			return
+		}
 	}
 	o := u.event(k.Seq, ev.retry)
 	switch {
@@ -273,6 +293,8 @@ func (u *chainUnit) step(o *outcome, retry int32, k int, t time.Duration) {
 	}
 	o.dec = algorithms.Decision{Pass: true, Wait: t - o.clock}
 	switch {
+	case u.ps != nil:
+		u.psAdmit(o, retry, t)
 	case u.ds != nil:
 		exit, failed, timeout := u.ds.serve(seq+int64(o.attempt)<<48, t)
 		u.q.Push(eventq.Key{At: exit, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: failed, timeout: timeout, retry: retry})

@@ -59,6 +59,16 @@ func (m *hostModel) serve(start, end time.Duration, io float64) {
 	m.deltas.Push(eventq.Key{At: end, Class: -1, Seq: m.seq}, modelDelta{cpu: -w, tasks: -1})
 }
 
+// set records a change of dcpu busy cores and dtasks requests in service
+// at t (the ps downstream's changes, always at the current time).
+func (m *hostModel) set(t time.Duration, dcpu float64, dtasks int64) {
+	if m == nil || (dcpu == 0 && dtasks == 0) {
+		return
+	}
+	m.seq++
+	m.deltas.Push(eventq.Key{At: t, Seq: m.seq}, modelDelta{cpu: dcpu, tasks: dtasks})
+}
+
 // advance applies every change and load tick at or before t.
 func (m *hostModel) advance(t time.Duration) {
 	if m == nil {
