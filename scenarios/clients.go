@@ -12,6 +12,12 @@ import (
 // a token. Retries are new arrivals of the same request on each row's own
 // event queue, so every row sees the retries its own decisions cause.
 type Clients struct {
+	// Users, when positive, is a closed population on top of the
+	// scenario's arrivals: each user sends a request, waits for its
+	// outcome (retries included), thinks for an exponential time of mean
+	// Think, and sends the next, until the scenario's end.
+	Users int
+	Think time.Duration
 	// Retries is how many times a request is sent again at most.
 	Retries int
 	// Backoff is the wait before retry n (n = 0 for the first retry).
@@ -89,6 +95,9 @@ func (b Backoff) Sleep(n int, u float64, prev time.Duration) time.Duration {
 
 // Validate reports the first problem as one line naming the field.
 func (c *Clients) Validate(timeout time.Duration) error {
+	if c.Users < 0 || (c.Users > 0 && c.Think <= 0) {
+		return fmt.Errorf("clients: users need a positive think time, e.g. users: 50, think: 100ms")
+	}
 	if c.Retries < 0 {
 		return fmt.Errorf("clients: retries must not be negative, got %d", c.Retries)
 	}

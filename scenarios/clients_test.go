@@ -62,6 +62,8 @@ func TestClientsYAML(t *testing.T) {
 		{base + "clients: {timeout: 1s, retrys: 1}\n", `unknown key "retrys" in clients; did you mean "retries"?`},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\nclients: {timeout: 1s}\n", "clients: needs a downstream"},
 		{base + "clients: {timeout: 1s, budget: {ratio: -1}}\n", "budget ratio -1 is out of range"},
+		{base + "clients: {users: 10}\n", "clients users need a think time"},
+		{base + "clients: {think: 1s}\n", "clients think applies to a closed population"},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: ps, cores: -2, service: 10ms}\n", "c.yaml:4: downstream cores -2 is not positive"},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: lifo, service: 10ms}\n", `downstream discipline "lifo" does not exist`},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {kappa: 0.1, service: 10ms}\n", "kappa applies to discipline: ps"},

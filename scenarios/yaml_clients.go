@@ -8,6 +8,8 @@ import (
 // rawClients is the clients: block as written.
 type rawClients struct {
 	Timeout *time.Duration `yaml:"timeout"`
+	Users   *int64         `yaml:"users"`
+	Think   *time.Duration `yaml:"think"`
 	Retries *int64         `yaml:"retries"`
 	Backoff *struct {
 		Base   *time.Duration `yaml:"base"`
@@ -21,7 +23,7 @@ type rawClients struct {
 	} `yaml:"budget"`
 }
 
-var clientsKeys = []string{"timeout", "retries", "backoff", "retry-on", "budget"}
+var clientsKeys = []string{"timeout", "users", "think", "retries", "backoff", "retry-on", "budget"}
 
 // clients converts the clients: block (absent: none). It needs the
 // downstream (the service the clients call); clients: timeout sets the
@@ -47,6 +49,21 @@ func (p *parser) clients(r *rawClients, s *Scenario) error {
 			return p.errAt(line("timeout"), "clients timeout %v is not positive; write e.g. timeout: 1s", *r.Timeout)
 		}
 		s.Downstream.Timeout = *r.Timeout
+	}
+	if err := p.wholeNumber(node, "users"); err != nil {
+		return err
+	}
+	if r.Users != nil {
+		if *r.Users < 0 || *r.Users > 1_000_000 {
+			return p.errAt(line("users"), "clients users %d is out of range; write 1 to 1000000, e.g. users: 50", *r.Users)
+		}
+		c.Users = int(*r.Users)
+		if r.Think == nil || *r.Think <= 0 {
+			return p.errAt(line("users"), "clients users need a think time; add think: 100ms (the mean pause between a user's requests)")
+		}
+		c.Think = *r.Think
+	} else if r.Think != nil {
+		return p.errAt(line("think"), "clients think applies to a closed population; add users: N or drop think")
 	}
 	if err := p.wholeNumber(node, "retries"); err != nil {
 		return err

@@ -291,3 +291,30 @@ func TestProcessorSharingCoresPhase(t *testing.T) {
 		}
 	}
 }
+
+// A closed population: users wait for each answer, think, and send the
+// next. With one user, no think to speak of and a 10 ms server, the user
+// sends one request about every 10 ms; in flight never exceeds the users.
+func TestClosedPopulation(t *testing.T) {
+	for _, users := range []int{1, 5} {
+		lim, _ := algorithms.New("concurrency:limit=100", 0)
+		cfg := cfgFor(time.Second)
+		cfg.Downstream = &scenarios.Downstream{Servers: 1, Service: 10 * time.Millisecond, Seed: 3,
+			Clients: &scenarios.Clients{Users: users, Think: time.Microsecond}}
+		res, err := Run(context.Background(), &sliceStream{}, []algorithms.Limiter{lim}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := res.Algorithms[0]
+		// One server of 10 ms serves about 100 requests in the second
+		// whatever the users (the queue holds the others).
+		if a.Arrived < 95 || a.Arrived > 105 || a.Chain.Goodput < 95 || a.Chain.Retries != 0 {
+			t.Errorf("%d users: arrived %d goodput %d retries %d, want about 100 and no retries", users, a.Arrived, a.Chain.Goodput, a.Chain.Retries)
+		}
+		for _, b := range a.Bins {
+			if b.Sampled && b.InFlight > int64(users) {
+				t.Fatalf("%d users: %d in flight", users, b.InFlight)
+			}
+		}
+	}
+}

@@ -62,6 +62,9 @@ type outcome struct {
 	// (retry.go); sleep the last backoff (decorrelated jitter).
 	attempt uint8
 	sleep   time.Duration
+	// user is the closed-population user who sent it (retry.go), −1 for
+	// the stream's arrivals.
+	user int32
 }
 
 // Transition is one state change of a chain's circuit breaker.
@@ -115,12 +118,13 @@ type chainUnit struct {
 
 	// Retries (retry.go): the clients, their attempts in flight, the
 	// budget, and where finished retry attempts go.
-	clients  *scenarios.Clients
-	seed     uint64
-	retries  []outcome
-	freeRty  []int32
-	tokens   float64
-	outRetry func(*outcome)
+	clients   *scenarios.Clients
+	seed      uint64
+	retries   []outcome
+	freeRty   []int32
+	tokens    float64
+	outRetry  func(*outcome)
+	closedEnd time.Duration // closed users send nothing at or after it
 	// sample, if set, records the adaptive stages' state after each
 	// arrival (adaptive.go).
 	sample func(at time.Duration, inflight int64, limit float64)
@@ -183,7 +187,7 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 		u.pend, u.off, u.base = u.pend[:0], 0, seq
 	}
 	u.pend = append(u.pend, outcome{seq: seq, at: a.At, clock: a.Clock,
-		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT})
+		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT, user: -1})
 	switch {
 	case u.ds != nil && u.ds.model != nil:
 		u.ds.model.advance(a.Clock)
@@ -230,7 +234,10 @@ func (u *chainUnit) pop() {
 	case ev.complete:
 		u.complete(o, ev.retry, k.At, ev.failed, ev.timeout)
 	case ev.retry > 0 && ev.k == 0:
+		// A retry or a closed user's request arrives.
+		at := o.at
 		u.step(o, ev.retry, 0, k.At)
+		u.sampleAdaptive(at, k.At)
 	default:
 		u.step(o, ev.retry, ev.k, k.At)
 	}

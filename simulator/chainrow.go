@@ -50,6 +50,7 @@ func newChainRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWriter,
 	acc.chain = &chainStats{unit: r.unit}
 	r.unit.outRetry = r.outRetry
 	r.unit.sample = r.sample
+	r.unit.startUsers(cfg.End)
 	if r.unit.breaker != nil {
 		acc.chain.breaker = r.unit.breaker.Spec()
 	}
@@ -60,8 +61,10 @@ func newChainRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWriter,
 // response, at their own times.
 func (r *chainRow) outRetry(o *outcome) {
 	r.acc.add(o.at, o.dec)
-	r.acc.binAt(int64(o.at)).Retries++
-	r.acc.chain.retries++
+	if o.attempt > 0 {
+		r.acc.binAt(int64(o.at)).Retries++
+		r.acc.chain.retries++
+	}
 	if o.resp {
 		r.acc.chain.addResponse(r.acc, o)
 	}

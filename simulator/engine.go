@@ -264,6 +264,10 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 			free <- b
 		}
 	}
+	if first && err == nil && ctx.Err() == nil && hasUsers(cfg) {
+		// No arrival from the stream: a closed population alone.
+		ch = newEventedRow(lim, acc, rows, cfg, &batch{})
+	}
 	if ch != nil && err == nil && ctx.Err() == nil {
 		err = ch.finish()
 	}

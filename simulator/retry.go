@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"math"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
@@ -28,12 +29,42 @@ const (
 
 // initRetries sets the clients up from the downstream.
 func (u *chainUnit) initRetries(ds *scenarios.Downstream) {
-	if ds.Clients == nil || ds.Clients.Retries == 0 {
+	if ds.Clients == nil || (ds.Clients.Retries == 0 && ds.Clients.Users == 0) {
 		return
 	}
 	u.clients = ds.Clients
 	u.seed = ds.Seed
 	u.tokens = ds.Clients.Budget.Max
+}
+
+// closedSeq numbers user's n-th request of a closed population, apart
+// from the stream's arrival numbers.
+func closedSeq(user int32, n int64) int64 { return math.MinInt64/2 + int64(user)<<32 + n }
+
+// startUsers sends each closed-population user's first request after an
+// exponential think time (end: the scenario's end).
+func (u *chainUnit) startUsers(end time.Duration) {
+	c := u.clients
+	if c == nil || c.Users == 0 {
+		return
+	}
+	u.closedEnd = end
+	for i := 0; i < c.Users; i++ {
+		u.sendUser(int32(i), 0, 0)
+	}
+}
+
+// sendUser schedules user's n-th request one think time after t.
+func (u *chainUnit) sendUser(user int32, n int64, t time.Duration) {
+	seq := closedSeq(user, n)
+	uf := unitFloat(u.seed^0x27d4eb2f165667c5, uint64(seq))
+	at := t + time.Duration(-math.Log(1-uf)*float64(u.clients.Think))
+	if at >= u.closedEnd {
+		return
+	}
+	slot := u.newRetry()
+	u.retries[slot] = outcome{seq: seq, at: at, clock: at, user: user}
+	u.q.Push(eventq.Key{At: at, Class: classArrival, Seq: seq}, chainEvent{retry: slot + 1})
 }
 
 // event is the outcome an event is about: the stream's arrival seq, or
@@ -73,6 +104,11 @@ func (u *chainUnit) attemptEnded(o *outcome, retry int32, kind int, t time.Durat
 			u.tokens--
 		}
 	}
+	if !again && o.user >= 0 {
+		// The user has its answer: think, then the next request.
+		user, n := o.user, o.seq-closedSeq(o.user, 0)+1
+		u.sendUser(user, n, t)
+	}
 	if again {
 		n := int(o.attempt) // the n-th retry waits Sleep(n) (0-based)
 		uf := unitFloat(u.seed^0x5bd1e995, uint64(o.seq)*131+uint64(o.attempt))
@@ -80,7 +116,7 @@ func (u *chainUnit) attemptEnded(o *outcome, retry int32, kind int, t time.Durat
 		at := t + sleep
 		next := outcome{seq: o.seq, at: at + (o.at - o.clock), clock: at,
 			traceResp: o.traceResp, traceFailed: o.traceFailed, traceRT: o.traceRT,
-			attempt: o.attempt + 1, sleep: sleep}
+			attempt: o.attempt + 1, sleep: sleep, user: o.user}
 		slot := u.newRetry()
 		u.retries[slot] = next
 		u.q.Push(eventq.Key{At: at, Class: classArrival, Seq: o.seq, Round: int(next.attempt)}, chainEvent{retry: slot + 1})
@@ -113,4 +149,9 @@ func (u *chainUnit) sampleAdaptive(at, clock time.Duration) {
 	}
 	c := u.stages[u.completers[0]].(algorithms.Completer)
 	u.sample(at, c.InFlight(), c.CurrentLimit(clock))
+}
+
+// hasUsers reports whether the run has a closed population.
+func hasUsers(cfg *Config) bool {
+	return cfg.Downstream != nil && cfg.Downstream.Clients != nil && cfg.Downstream.Clients.Users > 0
 }
