@@ -163,6 +163,10 @@ func (b *Bin) merge(o Bin) {
 		// The later bin's state is the merged bin's last.
 		b.InFlight, b.Limit, b.Sampled = o.InFlight, o.Limit, true
 	}
+	b.RTP99 = max(b.RTP99, o.RTP99)
+	if o.HasCPU {
+		b.CPU, b.HasCPU = o.CPU, true
+	}
 }
 
 // add records one decision for an arrival at true time at.

@@ -318,3 +318,32 @@ func TestClosedPopulation(t *testing.T) {
 		}
 	}
 }
+
+// series.csv's per-bin RT p99 is the nearest rank of the bin's exits: in
+// TestAdaptiveWithDownstream's loop each bin of 50 ms holds exits of 10 ms
+// (alone) and 18 ms (queued behind one); the p99 of a bin is its largest.
+func TestBinRTP99(t *testing.T) {
+	var ts []time.Duration
+	for i := 0; i < 100; i++ {
+		ts = append(ts, time.Duration(i)*2*time.Millisecond)
+	}
+	lim, _ := algorithms.New("concurrency:limit=2", 0)
+	cfg := cfgFor(time.Second)
+	cfg.Downstream = &scenarios.Downstream{Servers: 1, Service: 10 * time.Millisecond}
+	res, err := Run(context.Background(), &sliceStream{arr: at(ts...)}, []algorithms.Limiter{lim}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Algorithms[0]
+	for i, b := range a.Bins {
+		if b.Completed == 0 {
+			continue
+		}
+		if b.RTP99 != b.RTMax {
+			t.Errorf("bin %d: p99 %v, max %v (under 100 exits the p99 is the largest)", i, b.RTP99, b.RTMax)
+		}
+		if !b.HasCPU && b.Arrived > 0 {
+			t.Errorf("bin %d has no CPU", i)
+		}
+	}
+}

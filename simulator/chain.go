@@ -125,6 +125,9 @@ type chainUnit struct {
 	tokens    float64
 	outRetry  func(*outcome)
 	closedEnd time.Duration // closed users send nothing at or after it
+	// onExit, if set, sees every response at its true exit, in clock
+	// order (render_adaptive.go's per-bin RT p99).
+	onExit func(exit, rt time.Duration)
 	// sample, if set, records the adaptive stages' state after each
 	// arrival (adaptive.go).
 	sample func(at time.Duration, inflight int64, limit float64)
@@ -162,6 +165,10 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	}
 	u.respond = u.ds != nil || u.ps != nil || traceResp || u.breaker != nil
 	u.initAdaptive(lim)
+	if (u.ds != nil || u.ps != nil) && u.signals == nil && (len(u.completers) > 0 || u.clients != nil) {
+		// The model's CPU for series.csv, even when no rule reads it.
+		u.signals = &signalTrack{}
+	}
 	if u.ds != nil && u.signals != nil {
 		u.ds.model = newHostModel(ds.Servers, u.signals)
 	}
@@ -327,6 +334,9 @@ func (u *chainUnit) complete(o *outcome, retry int32, exit time.Duration, failed
 	o.resp, o.failed, o.timeout = true, failed, timeout
 	o.rt = exit - (o.clock + o.dec.Wait)
 	o.done = true
+	if u.onExit != nil {
+		u.onExit(exit+(o.at-o.clock), o.rt)
+	}
 	if len(u.completers) > 0 {
 		u.end(o, exit)
 	}

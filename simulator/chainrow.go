@@ -31,6 +31,7 @@ func newEventedRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWrite
 // chainUnit, and its outcomes, in arrival order, to the accumulator and
 // the decisions writer.
 type chainRow struct {
+	p99  binP99
 	lim  algorithms.Limiter
 	unit *chainUnit
 	acc  *accumulator
@@ -51,6 +52,9 @@ func newChainRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWriter,
 	r.unit.outRetry = r.outRetry
 	r.unit.sample = r.sample
 	r.unit.startUsers(cfg.End)
+	if len(r.unit.completers) > 0 || r.unit.clients != nil {
+		r.unit.onExit = r.p99.add(acc)
+	}
 	if r.unit.breaker != nil {
 		acc.chain.breaker = r.unit.breaker.Spec()
 	}
@@ -75,6 +79,9 @@ func (r *chainRow) outRetry(o *outcome) {
 func (r *chainRow) sample(at time.Duration, inflight int64, limit float64) {
 	b := r.acc.binAt(int64(at))
 	b.InFlight, b.Limit, b.Sampled = inflight, limit, true
+	if s := r.unit.signals; s != nil {
+		b.CPU, b.HasCPU = float32(s.CPU(at)), true
+	}
 }
 
 func (r *chainRow) out(o *outcome) {
@@ -116,6 +123,7 @@ func (r *chainRow) finish() (err error) {
 		}
 	}()
 	r.unit.flush()
+	r.p99.flush(r.acc)
 	if r.rows != nil {
 		return r.rows.err()
 	}

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -14,7 +15,7 @@ import (
 // adaptive stage's calls in flight and current limit after the bin's last
 // arrival (empty for a bin without arrivals or a limiter without a
 // limit).
-const SeriesAdaptiveColumns = ",retries,goodput,in_flight,limit"
+const SeriesAdaptiveColumns = ",retries,goodput,in_flight,limit,rt_p99_ms,cpu"
 
 // HasAdaptive reports whether any row has an adaptive stage.
 func HasAdaptive(r *Result) bool {
@@ -39,7 +40,45 @@ func appendAdaptiveBin(b []byte, bin *Bin) []byte {
 	if bin.Sampled && !math.IsNaN(bin.Limit) {
 		b = append(b, fmtRatio(bin.Limit)...)
 	}
+	b = append(b, ',')
+	b = append(b, fmtMs(bin.RTP99)...)
+	b = append(b, ',')
+	if bin.HasCPU {
+		b = append(b, fmtRatio(float64(bin.CPU))...)
+	}
 	return b
+}
+
+// binP99 computes each bin's RT p99 from the responses as they exit, in
+// clock order: the RTs of the bin being filled are kept, and written to
+// the bin (nearest rank) when an exit falls in another bin.
+type binP99 struct {
+	t0   int64 // the first exit of the bin being filled
+	open bool
+	rts  []time.Duration
+}
+
+func (p *binP99) add(acc *accumulator) func(exit, rt time.Duration) {
+	return func(exit, rt time.Duration) {
+		if p.open && floorDiv(int64(exit)-acc.start, acc.bin) != floorDiv(p.t0-acc.start, acc.bin) {
+			p.flush(acc)
+		}
+		if !p.open {
+			p.t0, p.open = int64(exit), true
+		}
+		p.rts = append(p.rts, rt)
+	}
+}
+
+func (p *binP99) flush(acc *accumulator) {
+	if !p.open || len(p.rts) == 0 {
+		return
+	}
+	slices.Sort(p.rts)
+	i := (99*len(p.rts)+99)/100 - 1 // nearest rank: ceil(0.99·n)
+	b := acc.binAt(p.t0)
+	b.RTP99 = max(b.RTP99, p.rts[i])
+	p.rts, p.open = p.rts[:0], false
 }
 
 // adaptiveSummaryJS is what summary.json adds for every evented row: the

@@ -129,6 +129,13 @@ type Bin struct {
 	InFlight int64
 	Limit    float64
 	Sampled  bool
+	// RTP99 is the nearest-rank 99th percentile of the RTs of the
+	// responses that exited in the bin (adaptive rows; after bins are
+	// merged, the largest of theirs). CPU is the row's CPU signal after
+	// the bin's last arrival (HasCPU when the row reads signals).
+	RTP99  time.Duration
+	CPU    float32
+	HasCPU bool
 }
 
 // TuneResult is the outcome of running leap-array at several sample counts
