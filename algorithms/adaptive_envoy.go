@@ -222,7 +222,9 @@ func (e *EnvoyAdaptive) Complete(now time.Duration, tk Ticket, _ Outcome) {
 	if tk.At < e.epoch {
 		return
 	}
-	us := int64((now - tk.At) / time.Microsecond)
+	// Envoy's monotonic clock never goes back; a step back of the lab's
+	// clock is a zero latency.
+	us := max(int64((now-tk.At)/time.Microsecond), 0)
 	e.hist.insert(float64(us))
 	e.updateMinRTT(now)
 }

@@ -52,6 +52,7 @@ type SentinelSystem struct {
 	epoch   int64
 	threads int64
 	java    [2]sysBucket
+	lost    sysBucket   // Java's throw-away bucket
 	gring   []sysBucket // flavor=go: 20 slots
 }
 
@@ -121,18 +122,36 @@ func sampleAt(now time.Duration) time.Duration {
 	return now - now%time.Second
 }
 
-// javaCur is LeapArray.currentWindow(t) for the Java flavor.
+// javaCur is LeapArray.currentWindow(t) for the Java flavor: the slot of
+// t, reset when it holds an older bucket; when it holds a newer one (the
+// clock went back) Java returns a throw-away bucket, so what is written
+// there is lost.
 func (s *SentinelSystem) javaCur(t int64) *sysBucket {
-	ws := t - t%sysBucketMs
-	b := &s.java[(t/sysBucketMs)%2]
-	if b.start != ws {
+	ws := floorDiv64(t, sysBucketMs) * sysBucketMs
+	b := &s.java[((t/sysBucketMs)%2+2)%2]
+	switch {
+	case b.start == ws:
+	case b.start < ws:
 		*b = sysBucket{start: ws, min: sysJavaMax}
+	default:
+		s.lost = sysBucket{start: ws, min: sysJavaMax}
+		return &s.lost
 	}
 	return b
 }
 
-// javaValid reports whether a bucket counts in values(t).
-func javaValid(b *sysBucket, t int64) bool { return t-b.start <= 1000 && b.start <= t }
+func floorDiv64(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// javaValid reports whether a bucket counts in values(t): not deprecated,
+// t − windowStart ≤ interval (a bucket "in the future" after a clock step
+// back counts, as in Java).
+func javaValid(b *sysBucket, t int64) bool { return t-b.start <= 1000 }
 
 // goCur is the go ring's bucket for a write at t (nil when the slot holds
 // a newer bucket and the write is lost).

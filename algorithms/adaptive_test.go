@@ -639,3 +639,64 @@ func TestAdaptiveInFlightBounded(t *testing.T) {
 		}
 	}
 }
+
+// Every adaptive limiter survives the shared table of traces (clock steps
+// back, before zero, huge jumps), each pass completing 7 ms later with a
+// rotating outcome, and decides the same as its twin and as one built
+// from its Spec.
+func TestAdaptiveSharedTraces(t *testing.T) {
+	specs := []string{
+		"concurrency:limit=5", "concurrency:limit=5,flavor=go", "sentinel-system:max-thread=3,qps=20,avg-rt=5,load=0.5,cpu=0.5",
+		"sentinel-system:max-thread=3,load=0.5,cpu=0.5,flavor=go,strategy=bbr", "aegis-bbr:window=1s,buckets=10,cpu-threshold=0",
+		"aimd", "vegas", "gradient2:windowed=true", "envoy-adaptive:request-count=5,jitter=0%", "none",
+	}
+	for _, spec := range specs {
+		for name, trace := range traces() {
+			var cs [3]Completer
+			for i := range cs {
+				s := spec
+				if i == 2 {
+					s = mustCompleter(t, spec).Spec()
+				}
+				cs[i] = mustCompleter(t, s)
+				if r, ok := cs[i].(SignalReader); ok {
+					r.BindSignals(ConstSignals{Cpu: 0.9, Load: 2})
+				}
+				if sd, ok := cs[i].(Seeded); ok {
+					sd.Reseed(7)
+				}
+			}
+			type call struct {
+				end time.Duration
+				tk  [3]Ticket
+				oc  Outcome
+			}
+			var open []call
+			for i, at := range trace {
+				k := 0
+				for _, o := range open {
+					if o.end <= at {
+						for j := range cs {
+							cs[j].Complete(o.end, o.tk[j], o.oc)
+						}
+					} else {
+						open[k] = o
+						k++
+					}
+				}
+				open = open[:k]
+				var d [3]bool
+				var tk [3]Ticket
+				for j := range cs {
+					d[j], tk[j] = admit(cs[j], at)
+				}
+				if d[1] != d[0] || d[2] != d[0] {
+					t.Fatalf("%s/%s arrival %d: %v, twin %v, from Spec %v", spec, name, i, d[0], d[1], d[2])
+				}
+				if d[0] {
+					open = append(open, call{end: at + 7*ms, tk: tk, oc: Outcome(i % 3)})
+				}
+			}
+		}
+	}
+}
