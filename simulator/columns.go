@@ -59,6 +59,9 @@ type Column struct {
 	// Completed is how many calls completed in the column's bins: with
 	// none, RTMs has no value (a chart leaves a gap, not 0 ms).
 	Completed int64
+	// Goodput is the mean rate of responses without error or timeout
+	// (completed − errors) over the column's bins, per second.
+	Goodput float64
 }
 
 // Columns reduces one limiter's bins overlapping [from, to) to at most n
@@ -111,6 +114,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 				c.RTMs = ms(b.RTSum) / float64(b.Completed)
 			}
 			c.Completed = b.Completed
+			c.Goodput = float64(b.Completed-b.Errors) / binS
 			out = append(out, c)
 		}
 		return out
@@ -119,7 +123,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 	out := make([]Column, 0, n)
 	var cur Column
 	var waitSum, rtSum time.Duration
-	var passed, completed int64
+	var passed, completed, good int64
 	col := -1
 	flush := func() {
 		if cur.Bins == 0 {
@@ -136,6 +140,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 			cur.RTMs = ms(rtSum) / float64(completed)
 		}
 		cur.Completed = completed
+		cur.Goodput = float64(good) / binS / k
 		out = append(out, cur)
 	}
 	for j := lo; j < hi; j++ {
@@ -148,7 +153,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 				From: from + time.Duration(width*float64(c)/float64(n)),
 				To:   from + time.Duration(width*float64(c+1)/float64(n)),
 			}
-			waitSum, passed, rtSum, completed = 0, 0, 0, 0
+			waitSum, passed, rtSum, completed, good = 0, 0, 0, 0, 0
 		}
 		b := a.Bins[j]
 		first := cur.Bins == 0
@@ -160,6 +165,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		passed += b.Passed
 		rtSum += b.RTSum
 		completed += b.Completed
+		good += b.Completed - b.Errors
 	}
 	flush()
 	if len(out) > 0 {
