@@ -63,6 +63,8 @@ func TestClientsYAML(t *testing.T) {
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\nclients: {timeout: 1s}\n", "clients: needs a downstream"},
 		{base + "clients: {timeout: 1s, budget: {ratio: -1}}\n", "budget ratio -1 is out of range"},
 		{base + "clients: {users: 10}\n", "clients users need a think time"},
+		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {service: 10ms, phases: [{from: 0s, to: 1s, servers: 0}]}\n", "downstream phase: servers 0 is out of range"},
+		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: ps, service: 10ms, phases: [{from: 0s, to: 1s, servers: 2}]}\n", "sets servers, which applies to discipline: fifo"},
 		{base + "clients: {think: 1s}\n", "clients think applies to a closed population"},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: ps, cores: -2, service: 10ms}\n", "c.yaml:4: downstream cores -2 is not positive"},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: lifo, service: 10ms}\n", `downstream discipline "lifo" does not exist`},

@@ -53,6 +53,21 @@ type DownstreamPhase struct {
 	// Cores overrides the downstream's cores in this phase (ps only) when
 	// positive.
 	Cores float64
+	// Servers overrides the downstream's servers in this phase (fifo) when
+	// positive: a server beyond it starts nothing during the phase (one
+	// in service finishes its request).
+	Servers int
+}
+
+// ServersAt is the servers in force at t (fifo).
+func (d *Downstream) ServersAt(t time.Duration) int {
+	for i := len(d.Phases) - 1; i >= 0; i-- {
+		p := &d.Phases[i]
+		if t >= p.From && t < p.To && p.Servers > 0 {
+			return p.Servers
+		}
+	}
+	return d.Servers
 }
 
 // CoresAt is the cores in force at t (ps).

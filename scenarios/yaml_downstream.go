@@ -27,11 +27,12 @@ type rawDownstreamPhase struct {
 	Errors  *float64       `yaml:"errors"`
 	IO      *float64       `yaml:"io"`
 	Cores   *float64       `yaml:"cores"`
+	Servers *int64         `yaml:"servers"`
 }
 
 var (
 	downstreamKeys      = []string{"servers", "service", "timeout", "seed", "phases", "cancel-on-timeout", "io", "discipline", "cores", "kappa"}
-	downstreamPhaseKeys = []string{"from", "to", "service", "errors", "io", "cores"}
+	downstreamPhaseKeys = []string{"from", "to", "service", "errors", "io", "cores", "servers"}
 )
 
 // downstream converts the downstream: block (absent: none).
@@ -107,6 +108,12 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 			}
 			ph.IOShare, ph.HasIO = *rp.IO, true
 		}
+		if rp.Servers != nil {
+			if *rp.Servers < 1 || *rp.Servers > 1_000_000 {
+				return p.errAt(pl("servers"), "downstream phase: servers %d is out of range; write 1 to 1000000, e.g. servers: 4", *rp.Servers)
+			}
+			ph.Servers = int(*rp.Servers)
+		}
 		if rp.Cores != nil {
 			if !(*rp.Cores > 0) || *rp.Cores > 1e6 {
 				return p.errAt(pl("cores"), "downstream phase: cores %v is not positive; write e.g. cores: 2 (discipline: ps)", *rp.Cores)
@@ -147,6 +154,9 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 		d.Kappa = *r.Kappa
 	}
 	for i := range d.Phases {
+		if d.Phases[i].Servers > 0 && d.PS {
+			return p.errAt(line("phases"), "downstream phase %d sets servers, which applies to discipline: fifo; with ps write cores:", i+1)
+		}
 		if d.Phases[i].Cores > 0 && !d.PS {
 			return p.errAt(line("phases"), "downstream phase %d sets cores, which applies to discipline: ps; add discipline: ps", i+1)
 		}

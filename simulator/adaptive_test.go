@@ -347,3 +347,27 @@ func TestBinRTP99(t *testing.T) {
 		}
 	}
 }
+
+// A phase that takes servers away: 2 servers of 10 ms, 1 from 10 ms to
+// 30 ms. Three requests at 10 ms: the first starts at once on server 0,
+// the second waits for server 0 (20 ms; server 1 may not start anything),
+// the third starts at 30 ms when server 1 is back: RTs 10, 20, 30 ms.
+func TestServersPhase(t *testing.T) {
+	lim, _ := algorithms.New("none", 0)
+	cfg := cfgFor(time.Second)
+	cfg.Downstream = &scenarios.Downstream{Servers: 2, Service: 10 * time.Millisecond,
+		Phases: []scenarios.DownstreamPhase{{From: 10 * time.Millisecond, To: 30 * time.Millisecond, Service: 10 * time.Millisecond, Servers: 1}}}
+	var rows bytes.Buffer
+	cfg.Decisions = func(int) io.Writer { return &rows }
+	ms := time.Millisecond
+	if _, err := Run(context.Background(), &sliceStream{arr: at(10*ms, 10*ms, 10*ms, 40*ms, 40*ms)}, []algorithms.Limiter{lim}, cfg); err != nil {
+		t.Fatal(err)
+	}
+	got := parseRows(t, rows.String())
+	// After the phase both servers serve again: two at 40 ms take 10 ms.
+	for i, w := range []time.Duration{10, 20, 30, 10, 10} {
+		if got[i].rt != w*ms {
+			t.Errorf("request %d: RT %v, want %v", i, got[i].rt, w*ms)
+		}
+	}
+}
