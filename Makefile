@@ -36,6 +36,8 @@ docs-images:
 		$(DOCS_TMP)/ratelimit-lab run $$s --quiet --out $(DOCS_TMP)/$$s >/dev/null && \
 		cp $(DOCS_TMP)/$$s/chart.png docs/images/$$s.png || exit 1; \
 	done
+	$(DOCS_TMP)/ratelimit-lab run retry-storm --quiet --algo none --algo concurrency:limit=16 --algo gradient2 --out $(DOCS_TMP)/retry-storm >/dev/null
+	cp $(DOCS_TMP)/retry-storm/chart.png docs/images/retry-storm.png
 	$(DOCS_TMP)/ratelimit-lab tune poisson --quiet --out $(DOCS_TMP)/poisson-tune >/dev/null
 	cp $(DOCS_TMP)/poisson-tune/tune.png docs/images/poisson-tune.png
 	$(DOCS_TMP)/ratelimit-lab run --trace internal/findings/testdata/key-spray.csv --quiet --out $(DOCS_TMP)/per-key \

@@ -167,6 +167,7 @@ var kinds = slices.Concat(
 	coreKinds,
 	gatewayKinds,
 	keyedKinds,
+	adaptiveKinds,
 )
 
 var coreKinds = []kind{

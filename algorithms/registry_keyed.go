@@ -44,12 +44,13 @@ var keyedKinds = []kind{
 
 func (a *args) str(key string) string { v, _ := a.lookup(key); return v }
 
+// boolean reads a true/false parameter (also on/off, yes/no, 1/0).
 func (a *args) boolean(key string) (bool, error) {
 	v := strings.ToLower(a.str(key))
 	switch v {
-	case "true", "1", "yes":
+	case "true", "1", "yes", "on":
 		return true, nil
-	case "false", "0", "no":
+	case "false", "0", "no", "off":
 		return false, nil
 	}
 	return false, fmt.Errorf("%s: %s %q is not true or false", a.name, key, v)

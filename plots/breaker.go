@@ -25,6 +25,8 @@ var (
 	stateOpen     = color.RGBA{R: 0xe0, G: 0x3c, B: 0x31, A: 0xff}
 	stateHalfOpen = color.RGBA{R: 0xf5, G: 0xb0, B: 0x2e, A: 0xff}
 	rtStyle       = draw.LineStyle{Color: rtColor, Width: vg.Points(1.0)}
+	// goodputStyle draws an adaptive row's goodput on the rate axis.
+	goodputStyle = draw.LineStyle{Color: color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(4), vg.Points(2)}}
 )
 
 // bandShare is the height of the state band as a share of the panel.
@@ -159,6 +161,9 @@ func chainKeyItems(res *simulator.Result) []keyItem {
 	var items []keyItem
 	if simulator.HasResponses(res) {
 		items = append(items, keyItem{label: "mean RT per bin (right axis)", line: rtStyle})
+	}
+	if simulator.HasAdaptive(res) {
+		items = append(items, keyItem{label: "goodput", line: goodputStyle})
 	}
 	return append(items, breakerKeyItems(res)...)
 }

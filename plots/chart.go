@@ -396,6 +396,10 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 	addStateBand(p, d, res, from, to)
 	addBorrowed(p, d, f, t) // plots/priority.go
 	addPasses(p, d, f, t, 0x50)
+	if len(d.Goodput) > 0 {
+		// An adaptive row: what the callers got back in time.
+		p.Add(stepLine(d, d.Goodput, f, t, goodputStyle))
+	}
 	// The dashes go over the pass line so both show where they coincide;
 	// a row without a rate (a breaker alone) has no limit to draw.
 	if d.Limit > 0 {

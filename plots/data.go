@@ -41,6 +41,9 @@ type PanelData struct {
 	// point's bins, in ms (rows with responses only); NaN where none
 	// completed (no response is not a 0 ms response: the line breaks).
 	RTMs []float64
+	// Goodput is the rate of responses without error or timeout per
+	// point (adaptive rows only; nil otherwise).
+	Goodput []float64
 	// XEnd is where the last point's step ends, in seconds.
 	XEnd float64
 	// Reduced is true when the bins outnumber the chart's pixel columns:
@@ -159,6 +162,9 @@ func ChartData(res *simulator.Result, opts ChartOptions) []PanelData {
 				rt = math.NaN()
 			}
 			pd.RTMs = append(pd.RTMs, rt)
+			if a.Chain != nil && a.Chain.Adaptive {
+				pd.Goodput = append(pd.Goodput, c.Goodput)
+			}
 			pd.XEnd = c.To.Seconds()
 		}
 		if p := a.Priority; p != nil && p.WaitedForNextWindow > 0 {

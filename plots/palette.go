@@ -32,6 +32,15 @@ var palette = map[string]color.RGBA{
 	// The per-key limiters.
 	"nginx-limit-req": {R: 0x00, G: 0x96, B: 0x39, A: 0xff}, // nginx green
 	"sentinel-param":  {R: 0xc7, G: 0x15, B: 0x85, A: 0xff}, // medium violet red
+	// The adaptive limiters (issue 16).
+	"concurrency":     {R: 0x00, G: 0x64, B: 0x00, A: 0xff}, // dark green
+	"sentinel-system": {R: 0x4b, G: 0x00, B: 0x82, A: 0xff}, // indigo violet
+	"aegis-bbr":       {R: 0xcd, G: 0x5c, B: 0x5c, A: 0xff}, // indian red
+	"aimd":            {R: 0x46, G: 0x82, B: 0xb4, A: 0xff}, // steel blue
+	"vegas":           {R: 0xda, G: 0xa5, B: 0x20, A: 0xff}, // goldenrod
+	"gradient2":       {R: 0x20, G: 0xb2, B: 0xaa, A: 0xff}, // light sea green
+	"envoy-adaptive":  {R: 0xff, G: 0x45, B: 0x00, A: 0xff}, // medium violet red
+	"none":            {R: 0x69, G: 0x69, B: 0x69, A: 0xff}, // dim grey
 }
 
 // unknownColor is used for names missing from the palette.

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
@@ -195,7 +196,7 @@ func Catalog() []Scenario {
 			},
 			Algorithms: append([]string(nil), redisMemoryAlgorithms...),
 		},
-	}, keyedCatalog()...) // the keyed scenarios (catalog_keys.go)
+	}, slices.Concat(keyedCatalog(), adaptiveCatalog())...) // catalog_keys.go, catalog_adaptive.go
 }
 
 // Names returns the catalog's scenario names in order.

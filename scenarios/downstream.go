@@ -19,6 +19,25 @@ type Downstream struct {
 	Phases  []DownstreamPhase
 	// Seed decides which requests fail (see simulator's downstream).
 	Seed uint64
+	// CancelOnTimeout: a request the caller gave up on stops using its
+	// server at the timeout (default: abandoned work keeps running, as in
+	// real servers).
+	CancelOnTimeout bool
+	// Clients, if not nil, are the callers' timeouts and retries.
+	Clients *Clients
+	// IOShare is the share of each request's service spent waiting on
+	// I/O rather than on a CPU (0 by default: all CPU). The model's CPU
+	// utilisation counts the CPU share of each request in service over
+	// Servers (one core each); its load1 counts every request in service,
+	// as Linux counts tasks in I/O wait.
+	IOShare float64
+	// PS selects processor sharing (discipline: ps) on Cores: each of N
+	// requests in service progresses at min(1, Cores/N) / (1 + Kappa·(N−1))
+	// (the Universal Scalability Law's coherency term); there is no queue.
+	// FIFO (the default) is Servers and a queue.
+	PS    bool
+	Cores float64
+	Kappa float64
 }
 
 // DownstreamPhase applies from From (inclusive) to To (exclusive), by the
@@ -28,6 +47,38 @@ type DownstreamPhase struct {
 	Service  time.Duration
 	// Errors is the share of requests that fail, in [0, 1].
 	Errors float64
+	// IOShare overrides the downstream's in this phase when HasIO.
+	IOShare float64
+	HasIO   bool
+	// Cores overrides the downstream's cores in this phase (ps only) when
+	// positive.
+	Cores float64
+	// Servers overrides the downstream's servers in this phase (fifo) when
+	// positive: a server beyond it starts nothing during the phase (one
+	// in service finishes its request).
+	Servers int
+}
+
+// ServersAt is the servers in force at t (fifo).
+func (d *Downstream) ServersAt(t time.Duration) int {
+	for i := len(d.Phases) - 1; i >= 0; i-- {
+		p := &d.Phases[i]
+		if t >= p.From && t < p.To && p.Servers > 0 {
+			return p.Servers
+		}
+	}
+	return d.Servers
+}
+
+// CoresAt is the cores in force at t (ps).
+func (d *Downstream) CoresAt(t time.Duration) float64 {
+	for i := len(d.Phases) - 1; i >= 0; i-- {
+		p := &d.Phases[i]
+		if t >= p.From && t < p.To && p.Cores > 0 {
+			return p.Cores
+		}
+	}
+	return d.Cores
 }
 
 // Validate reports the first problem as one line naming the field.
@@ -37,6 +88,12 @@ func (d *Downstream) Validate() error {
 	}
 	if d.Service < 0 {
 		return fmt.Errorf("downstream: service must not be negative, got %v", d.Service)
+	}
+	if d.PS && !(d.Cores > 0) {
+		return fmt.Errorf("downstream: cores must be positive with discipline: ps, got %g", d.Cores)
+	}
+	if d.Kappa < 0 {
+		return fmt.Errorf("downstream: kappa must not be negative, got %g", d.Kappa)
 	}
 	if d.Timeout < 0 {
 		return fmt.Errorf("downstream: timeout must not be negative (0 means none), got %v", d.Timeout)
@@ -53,6 +110,17 @@ func (d *Downstream) Validate() error {
 		}
 	}
 	return nil
+}
+
+// IOAt is the I/O share in force at t.
+func (d *Downstream) IOAt(t time.Duration) float64 {
+	for i := len(d.Phases) - 1; i >= 0; i-- {
+		p := &d.Phases[i]
+		if t >= p.From && t < p.To && p.HasIO {
+			return p.IOShare
+		}
+	}
+	return d.IOShare
 }
 
 // At returns the service time and error share in force at t: the last

@@ -28,6 +28,7 @@ type rawFile struct {
 	Algorithms  []string       `yaml:"algorithms"`
 	Phases      []rawPhase     `yaml:"phases"`
 	Downstream  *rawDownstream `yaml:"downstream"`
+	Clients     *rawClients    `yaml:"clients"`
 }
 
 // rawPhase is one phase as written: the union of every type's keys.
@@ -57,7 +58,7 @@ type rawStage struct {
 }
 
 var (
-	topKeys   = []string{"name", "description", "limit", "duration", "seed", "algorithms", "phases", "downstream"}
+	topKeys   = []string{"name", "description", "limit", "duration", "seed", "algorithms", "phases", "downstream", "clients"}
 	phaseKeys = []string{"type", "start", "duration", "rate", "timeUnit", "startRate", "stages", "count", "from", "to", "every", "until", "seed", "at", "offset"}
 	stageKeys = []string{"target", "duration"}
 
@@ -208,6 +209,8 @@ func (p *parser) decodeError(err error) error {
 			where, keys = "in a downstream phase", downstreamPhaseKeys
 		case "rawPopulation":
 			where, keys = "in keys or users", populationFieldKeys
+		case "rawClients":
+			where, keys = "in clients", clientsKeys
 		}
 		if near := nearest(key, keys); near != "" {
 			return p.errAt(line, "unknown key %q %s; did you mean %q?", key, where, near)
@@ -510,6 +513,9 @@ func (p *parser) build(raw *rawFile) (Scenario, error) {
 		}
 	}
 	if err := p.downstream(raw.Downstream, &s); err != nil {
+		return s, err
+	}
+	if err := p.clients(raw.Clients, &s); err != nil {
 		return s, err
 	}
 	if err := s.Validate(); err != nil {

@@ -13,6 +13,11 @@ type rawDownstream struct {
 	Timeout *time.Duration       `yaml:"timeout"`
 	Seed    *uint64              `yaml:"seed"`
 	Phases  []rawDownstreamPhase `yaml:"phases"`
+	Cancel  *bool                `yaml:"cancel-on-timeout"`
+	IO      *float64             `yaml:"io"`
+	Disc    *string              `yaml:"discipline"`
+	Cores   *float64             `yaml:"cores"`
+	Kappa   *float64             `yaml:"kappa"`
 }
 
 type rawDownstreamPhase struct {
@@ -20,11 +25,14 @@ type rawDownstreamPhase struct {
 	To      *time.Duration `yaml:"to"`
 	Service *time.Duration `yaml:"service"`
 	Errors  *float64       `yaml:"errors"`
+	IO      *float64       `yaml:"io"`
+	Cores   *float64       `yaml:"cores"`
+	Servers *int64         `yaml:"servers"`
 }
 
 var (
-	downstreamKeys      = []string{"servers", "service", "timeout", "seed", "phases"}
-	downstreamPhaseKeys = []string{"from", "to", "service", "errors"}
+	downstreamKeys      = []string{"servers", "service", "timeout", "seed", "phases", "cancel-on-timeout", "io", "discipline", "cores", "kappa"}
+	downstreamPhaseKeys = []string{"from", "to", "service", "errors", "io", "cores", "servers"}
 )
 
 // downstream converts the downstream: block (absent: none).
@@ -94,7 +102,70 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 			}
 			ph.Errors = *rp.Errors
 		}
+		if rp.IO != nil {
+			if e := *rp.IO; !(e >= 0 && e <= 1) {
+				return p.errAt(pl("io"), "downstream phase: io %v is not a share between 0 and 1; write e.g. io: 0.9 (90%% of the service waits on I/O)", e)
+			}
+			ph.IOShare, ph.HasIO = *rp.IO, true
+		}
+		if rp.Servers != nil {
+			if *rp.Servers < 1 || *rp.Servers > 1_000_000 {
+				return p.errAt(pl("servers"), "downstream phase: servers %d is out of range; write 1 to 1000000, e.g. servers: 4", *rp.Servers)
+			}
+			ph.Servers = int(*rp.Servers)
+		}
+		if rp.Cores != nil {
+			if !(*rp.Cores > 0) || *rp.Cores > 1e6 {
+				return p.errAt(pl("cores"), "downstream phase: cores %v is not positive; write e.g. cores: 2 (discipline: ps)", *rp.Cores)
+			}
+			ph.Cores = *rp.Cores
+		}
 		d.Phases = append(d.Phases, ph)
+	}
+	if r.Cancel != nil {
+		d.CancelOnTimeout = *r.Cancel
+	}
+	if r.Disc != nil {
+		switch *r.Disc {
+		case "fifo":
+		case "ps":
+			d.PS = true
+			d.Cores = float64(d.Servers)
+		default:
+			return p.errAt(line("discipline"), "downstream discipline %q does not exist; use fifo (servers and a queue) or ps (processor sharing on cores)", *r.Disc)
+		}
+	}
+	if r.Cores != nil {
+		if !(*r.Cores > 0) || *r.Cores > 1e6 {
+			return p.errAt(line("cores"), "downstream cores %v is not positive; write e.g. cores: 4", *r.Cores)
+		}
+		if !d.PS {
+			return p.errAt(line("cores"), "downstream cores applies to discipline: ps; add discipline: ps or use servers:")
+		}
+		d.Cores = *r.Cores
+	}
+	if r.Kappa != nil {
+		if !(*r.Kappa >= 0 && *r.Kappa <= 1) {
+			return p.errAt(line("kappa"), "downstream kappa %v is out of range; write a contention factor from 0 to 1, e.g. kappa: 0.01", *r.Kappa)
+		}
+		if !d.PS {
+			return p.errAt(line("kappa"), "downstream kappa applies to discipline: ps; add discipline: ps")
+		}
+		d.Kappa = *r.Kappa
+	}
+	for i := range d.Phases {
+		if d.Phases[i].Servers > 0 && d.PS {
+			return p.errAt(line("phases"), "downstream phase %d sets servers, which applies to discipline: fifo; with ps write cores:", i+1)
+		}
+		if d.Phases[i].Cores > 0 && !d.PS {
+			return p.errAt(line("phases"), "downstream phase %d sets cores, which applies to discipline: ps; add discipline: ps", i+1)
+		}
+	}
+	if r.IO != nil {
+		if e := *r.IO; !(e >= 0 && e <= 1) {
+			return p.errAt(line("io"), "downstream io %v is not a share between 0 and 1; write e.g. io: 0.5", e)
+		}
+		d.IOShare = *r.IO
 	}
 	if err := d.Validate(); err != nil {
 		return p.errAt(line(), "%v", err)

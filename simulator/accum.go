@@ -157,6 +157,20 @@ func (b *Bin) merge(o Bin) {
 	b.WaitMax = max(b.WaitMax, o.WaitMax)
 	b.Borrowed += o.Borrowed
 	b.KeysHurt += o.KeysHurt
+	b.Completed += o.Completed
+	b.Errors += o.Errors
+	b.Timeouts += o.Timeouts
+	b.RTSum += o.RTSum
+	b.RTMax = max(b.RTMax, o.RTMax)
+	b.Retries += o.Retries
+	if o.Sampled {
+		// The later bin's state is the merged bin's last.
+		b.InFlight, b.Limit, b.Sampled = o.InFlight, o.Limit, true
+	}
+	b.RTP99 = max(b.RTP99, o.RTP99)
+	if o.HasCPU {
+		b.CPU, b.HasCPU = o.CPU, true
+	}
 }
 
 // add records one decision for an arrival at true time at; prio is the

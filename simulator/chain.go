@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"math"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
@@ -56,8 +57,20 @@ type outcome struct {
 	traceFailed bool
 	traceRT     time.Duration
 
-	// req is what per-key stages read of the arrival (RequestStage).
-	req  algorithms.Request
+	// req is what per-key stages read of the arrival (RequestStage);
+	// keyUser the identity behind its key (the trace's user column), for
+	// the per-key users_hurt figures.
+	req     algorithms.Request
+	keyUser int32
+
+	// tk holds the tickets of the row's adaptive stages (adaptive.go).
+	tk [maxCompleters]algorithms.Ticket
+	// attempt is 0 for the stream's arrival, n for its n-th retry
+	// (retry.go); sleep the last backoff (decorrelated jitter).
+	attempt uint8
+	sleep   time.Duration
+	// user is the closed-population user who sent it (retry.go), −1 for
+	// the stream's arrivals.
 	user int32
 }
 
@@ -73,6 +86,10 @@ type Transition struct {
 }
 
 type chainEvent struct {
+	// retry is 1 + the slot of a retry attempt (retry.go), 0 for an
+	// arrival of the stream.
+	retry    int32
+	ps       uint8 // psTick or psTimeout (ps.go)
 	complete bool
 	k        int // the stage to ask next (stage events)
 	failed   bool
@@ -84,6 +101,7 @@ type chainUnit struct {
 	stages  []algorithms.Stage
 	breaker *algorithms.CircuitBreaker
 	ds      *downstream
+	ps      *psDownstream // discipline: ps (then ds is nil)
 	// respond is true when passes get a response: a downstream, a trace
 	// with responses, or a breaker (which then sees every pass complete at
 	// its admission, without error).
@@ -102,12 +120,33 @@ type chainUnit struct {
 	// exiter, when not nil, is told of every exit (a limiter whose
 	// reference reads its state when a request exits).
 	exiter algorithms.Exiter
+	// The adaptive stages (adaptive.go): their indices in stages, and the
+	// signals the arrivals script.
+	completers []int
+	signals    *signalTrack
+	err        error
+
+	// Retries (retry.go): the clients, their attempts in flight, the
+	// budget, and where finished retry attempts go.
+	clients   *scenarios.Clients
+	seed      uint64
+	retries   []outcome
+	freeRty   []int32
+	tokens    float64
+	outRetry  func(*outcome)
+	closedEnd time.Duration // closed users send nothing at or after it
+	// onExit, if set, sees every response at its true exit, in clock
+	// order (render_adaptive.go's per-bin RT p99).
+	onExit func(exit, rt time.Duration)
+	// sample, if set, records the adaptive stages' state after each
+	// arrival (adaptive.go).
+	sample func(at time.Duration, inflight int64, limit float64)
 }
 
 // evented reports whether lim needs the chain executor.
 func evented(lim algorithms.Limiter) bool {
 	switch lim.(type) {
-	case *algorithms.Chain, *algorithms.CircuitBreaker:
+	case *algorithms.Chain, *algorithms.CircuitBreaker, algorithms.Completer:
 		return true
 	}
 	return false
@@ -132,10 +171,25 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	default:
 		u.stages = []algorithms.Stage{decideStage{lim}}
 	}
-	if ds != nil {
+	if ds != nil && ds.PS {
+		u.ps = newPSDownstream(ds)
+		u.initRetries(ds)
+	} else if ds != nil {
 		u.ds = newDownstream(ds)
+		u.initRetries(ds)
 	}
-	u.respond = u.ds != nil || traceResp || u.breaker != nil
+	u.respond = u.ds != nil || u.ps != nil || traceResp || u.breaker != nil
+	u.initAdaptive(lim)
+	if (u.ds != nil || u.ps != nil) && u.signals == nil && (len(u.completers) > 0 || u.clients != nil) {
+		// The model's CPU for series.csv, even when no rule reads it.
+		u.signals = &signalTrack{}
+	}
+	if u.ds != nil && u.signals != nil {
+		u.ds.model = newHostModel(ds.Servers, u.signals)
+	}
+	if u.ps != nil && u.signals != nil {
+		u.ps.model = newHostModel(int(math.Max(1, math.Round(ds.Cores))), u.signals)
+	}
 	if e, ok := lim.(algorithms.Exiter); ok && u.respond && len(u.stages) == 1 {
 		// Every pass then completes with an exit event: report them.
 		e.ReportExits()
@@ -171,10 +225,18 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 		u.pend, u.off, u.base = u.pend[:0], 0, seq
 	}
 	u.pend = append(u.pend, outcome{seq: seq, at: a.At, clock: a.Clock,
-		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT, prio: a.Priority})
+		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT, prio: a.Priority, user: -1, keyUser: a.User})
 	requestOf(&a, &u.pend[len(u.pend)-1].req)
-	u.pend[len(u.pend)-1].user = a.User
-	u.step(seq, 0, a.Clock)
+	switch {
+	case u.ds != nil && u.ds.model != nil:
+		u.ds.model.advance(a.Clock)
+	case u.ps != nil && u.ps.model != nil:
+		u.ps.model.advance(a.Clock)
+	case u.signals != nil:
+		u.signals.see(a.Clock, a.CPU, a.Load1)
+	}
+	u.step(u.get(seq), 0, 0, a.Clock)
+	u.sampleAdaptive(a.At, a.Clock)
 	u.emit()
 }
 
@@ -194,10 +256,29 @@ func (u *chainUnit) runUntil(k eventq.Key) {
 
 func (u *chainUnit) pop() {
 	k, ev := u.q.Pop()
-	if ev.complete {
-		u.complete(k.Seq, k.At, ev.failed, ev.timeout)
-	} else {
-		u.step(k.Seq, ev.k, k.At)
+	if u.ds != nil && u.ds.model != nil {
+		u.ds.model.advance(k.At)
+	}
+	if u.ps != nil {
+		if u.ps.model != nil {
+			u.ps.model.advance(k.At)
+		}
+		if ev.ps != 0 {
+			u.psEvent(k, ev)
+			return
+		}
+	}
+	o := u.event(k.Seq, ev.retry)
+	switch {
+	case ev.complete:
+		u.complete(o, ev.retry, k.At, ev.failed, ev.timeout)
+	case ev.retry > 0 && ev.k == 0:
+		// A retry or a closed user's request arrives.
+		at := o.at
+		u.step(o, ev.retry, 0, k.At)
+		u.sampleAdaptive(at, k.At)
+	default:
+		u.step(o, ev.retry, ev.k, k.At)
 	}
 }
 
@@ -218,8 +299,8 @@ func (u *chainUnit) emit() {
 
 // step asks stage k and the ones after it at t, until one blocks, one
 // makes the request wait (the rest is an event) or the chain is passed.
-func (u *chainUnit) step(seq int64, k int, t time.Duration) {
-	o := u.get(seq)
+func (u *chainUnit) step(o *outcome, retry int32, k int, t time.Duration) {
+	seq := o.seq
 	for ; k < len(u.stages); k++ {
 		s := u.stages[k]
 		var d algorithms.Decision
@@ -241,38 +322,42 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 			if s == algorithms.Stage(u.breaker) {
 				o.stage = stageBreaker
 			}
+			u.attemptEnded(o, retry, outcomeReject, t)
 			return
 		}
 		if d.Wait > 0 {
-			u.q.Push(eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq}, chainEvent{k: k + 1})
+			u.q.Push(eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq, Round: int(o.attempt)}, chainEvent{k: k + 1, retry: retry})
 			return
 		}
 	}
-	// Admitted at t: every stage records the pass (StatisticSlot).
-	for _, s := range u.stages {
-		if rs, ok := s.(algorithms.RequestStage); ok {
-			rs.RecordRequest(t, &o.req)
-		} else {
-			s.Record(t)
+	// Admitted at t: every stage records the pass (StatisticSlot); an
+	// adaptive stage counts the call in flight and keeps its ticket.
+	if len(u.completers) == 0 {
+		for _, s := range u.stages {
+			record(s, t, o)
 		}
+	} else {
+		u.begin(o, t)
 	}
 	o.dec = algorithms.Decision{Pass: true, Wait: t - o.clock}
 	switch {
+	case u.ps != nil:
+		u.psAdmit(o, retry, t)
 	case u.ds != nil:
-		exit, failed, timeout := u.ds.serve(seq, t)
-		u.q.Push(eventq.Key{At: exit, Class: classCompletion, Seq: seq}, chainEvent{complete: true, failed: failed, timeout: timeout})
+		exit, failed, timeout := u.ds.serve(seq+int64(o.attempt)<<48, t)
+		u.q.Push(eventq.Key{At: exit, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: failed, timeout: timeout, retry: retry})
 	case o.traceResp:
-		u.q.Push(eventq.Key{At: t + o.traceRT, Class: classCompletion, Seq: seq}, chainEvent{complete: true, failed: o.traceFailed})
+		u.q.Push(eventq.Key{At: t + o.traceRT, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: o.traceFailed, retry: retry})
 	case u.breaker != nil:
-		u.q.Push(eventq.Key{At: t, Class: classCompletion, Seq: seq}, chainEvent{complete: true})
+		u.q.Push(eventq.Key{At: t, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, retry: retry})
 	default:
 		o.done = true
+		u.attemptEnded(o, retry, outcomeSuccess, t)
 	}
 }
 
 // complete is the exit of an admitted request at exit.
-func (u *chainUnit) complete(seq int64, exit time.Duration, failed, timeout bool) {
-	o := u.get(seq)
+func (u *chainUnit) complete(o *outcome, retry int32, exit time.Duration, failed, timeout bool) {
 	if u.exiter != nil {
 		u.exiter.Exit(exit)
 	}
@@ -286,8 +371,32 @@ func (u *chainUnit) complete(seq int64, exit time.Duration, failed, timeout bool
 	o.resp, o.failed, o.timeout = true, failed, timeout
 	o.rt = exit - (o.clock + o.dec.Wait)
 	o.done = true
+	if u.onExit != nil {
+		u.onExit(exit+(o.at-o.clock), o.rt)
+	}
+	if len(u.completers) > 0 {
+		u.end(o, exit)
+	}
+	kind := outcomeSuccess
+	switch {
+	case timeout:
+		kind = outcomeTimeout
+	case failed:
+		kind = outcomeError
+	}
+	u.attemptEnded(o, retry, kind, exit)
 }
 
 func (u *chainUnit) transition(o *outcome, clock time.Duration, from, to algorithms.BreakerState) {
 	u.transitions = append(u.transitions, Transition{At: clock + (o.at - o.clock), Clock: clock, From: from, To: to, Seq: o.seq})
+}
+
+// record records an admission at t on stage s: RecordRequest, with the
+// outcome's own request, for a stage that reads requests.
+func record(s algorithms.Stage, t time.Duration, o *outcome) {
+	if rs, ok := s.(algorithms.RequestStage); ok {
+		rs.RecordRequest(t, &o.req)
+		return
+	}
+	s.Record(t)
 }

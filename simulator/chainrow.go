@@ -31,6 +31,7 @@ func newEventedRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWrite
 // chainUnit, and its outcomes, in arrival order, to the accumulator and
 // the decisions writer.
 type chainRow struct {
+	p99  binP99
 	lim  algorithms.Limiter
 	unit *chainUnit
 	acc  *accumulator
@@ -48,16 +49,48 @@ func newChainRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWriter,
 	r := &chainRow{lim: lim, acc: acc, rows: rows}
 	r.unit = newChainUnit(lim, cfg.Downstream, traceResp, r.out)
 	acc.chain = &chainStats{unit: r.unit}
+	r.unit.outRetry = r.outRetry
+	r.unit.sample = r.sample
+	r.unit.startUsers(cfg.End)
+	if len(r.unit.completers) > 0 || r.unit.clients != nil {
+		r.unit.onExit = r.p99.add(acc)
+	}
 	if r.unit.breaker != nil {
 		acc.chain.breaker = r.unit.breaker.Spec()
 	}
 	return r
 }
 
+// outRetry accounts one finished retry attempt: its arrival, decision and
+// response, at their own times.
+func (r *chainRow) outRetry(o *outcome) {
+	r.acc.add(o.at, o.dec, o.prio)
+	if r.acc.keys != nil {
+		r.acc.keys.add(r.acc, o.at, &o.req.Keys, o.keyUser, o.req.Cost, o.dec)
+	}
+	if o.attempt > 0 {
+		r.acc.binAt(int64(o.at)).Retries++
+		r.acc.chain.retries++
+	}
+	if o.resp {
+		r.acc.chain.addResponse(r.acc, o)
+	}
+}
+
+// sample records the adaptive stages' in-flight count and limit in the
+// bin of at (the last arrival of the bin wins).
+func (r *chainRow) sample(at time.Duration, inflight int64, limit float64) {
+	b := r.acc.binAt(int64(at))
+	b.InFlight, b.Limit, b.Sampled = inflight, limit, true
+	if s := r.unit.signals; s != nil {
+		b.CPU, b.HasCPU = float32(s.CPU(at)), true
+	}
+}
+
 func (r *chainRow) out(o *outcome) {
 	r.acc.add(o.at, o.dec, o.prio)
 	if r.acc.keys != nil {
-		r.acc.keys.add(r.acc, o.at, &o.req.Keys, o.user, o.req.Cost, o.dec)
+		r.acc.keys.add(r.acc, o.at, &o.req.Keys, o.keyUser, o.req.Cost, o.dec)
 	}
 	if o.resp {
 		r.acc.chain.addResponse(r.acc, o)
@@ -73,6 +106,9 @@ func (r *chainRow) process(b *batch) (err error) {
 			err = fmt.Errorf("algorithm %s panicked at arrival %d: %v", r.lim.Spec(), b.seq, p)
 		}
 	}()
+	if r.unit.err != nil {
+		return r.unit.err
+	}
 	t0 := time.Now()
 	for j := range b.arr {
 		r.unit.arrive(b.seq+int64(j), b.arr[j])
@@ -93,6 +129,7 @@ func (r *chainRow) finish() (err error) {
 		}
 	}()
 	r.unit.flush()
+	r.p99.flush(r.acc)
 	if r.rows != nil {
 		return r.rows.err()
 	}
@@ -138,6 +175,7 @@ type chainStats struct {
 	breaker                     string
 	rt                          waitHist
 	completed, errors, timeouts int64
+	retries                     int64
 }
 
 func (c *chainStats) addResponse(a *accumulator, o *outcome) {
@@ -165,7 +203,11 @@ func (c *chainStats) result(lo, hi int64, a *accumulator) *ChainResult {
 	r := &ChainResult{
 		Responses: u.respond, Completed: c.completed, Errors: c.errors, Timeouts: c.timeouts,
 		Breaker: c.breaker, Transitions: u.transitions, Probes: u.probes,
+		Retries: c.retries, Goodput: c.completed - c.errors,
 	}
+	q3 := c.rt.quantiles(50, 90, 99, 99.9)
+	r.RTP90, r.RTP999 = q3[1], q3[3]
+	c.adaptiveResult(r, a, time.Duration(a.start+hi*a.bin))
 	q := c.rt.quantiles(50, 99)
 	r.RTP50, r.RTP99, r.RTMax = q[0], q[1], c.rt.max
 	end := time.Duration(a.start + hi*a.bin)

@@ -63,6 +63,9 @@ type Column struct {
 	// the column's bins, per second: the part of Pass.Mean that waited for
 	// a future window.
 	Borrowed float64
+	// Goodput is the mean rate of responses without error or timeout
+	// (completed − errors) over the column's bins, per second.
+	Goodput float64
 }
 
 // Columns reduces one limiter's bins overlapping [from, to) to at most n
@@ -116,6 +119,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 			}
 			c.Completed = b.Completed
 			c.Borrowed = float64(b.Borrowed) / binS
+			c.Goodput = float64(b.Completed-b.Errors) / binS
 			out = append(out, c)
 		}
 		return out
@@ -124,7 +128,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 	out := make([]Column, 0, n)
 	var cur Column
 	var waitSum, rtSum time.Duration
-	var passed, completed int64
+	var passed, completed, good int64
 	col := -1
 	flush := func() {
 		if cur.Bins == 0 {
@@ -142,6 +146,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 			cur.RTMs = ms(rtSum) / float64(completed)
 		}
 		cur.Completed = completed
+		cur.Goodput = float64(good) / binS / k
 		out = append(out, cur)
 	}
 	for j := lo; j < hi; j++ {
@@ -154,7 +159,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 				From: from + time.Duration(width*float64(c)/float64(n)),
 				To:   from + time.Duration(width*float64(c+1)/float64(n)),
 			}
-			waitSum, passed, rtSum, completed = 0, 0, 0, 0
+			waitSum, passed, rtSum, completed, good = 0, 0, 0, 0, 0
 		}
 		b := a.Bins[j]
 		first := cur.Bins == 0
@@ -167,6 +172,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		passed += b.Passed
 		rtSum += b.RTSum
 		completed += b.Completed
+		good += b.Completed - b.Errors
 	}
 	flush()
 	if len(out) > 0 {

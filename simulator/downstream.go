@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
@@ -20,28 +21,93 @@ import (
 type downstream struct {
 	cfg  *scenarios.Downstream
 	free []time.Duration // min-heap of the times the servers come free
+	// model, if not nil, receives each service interval (signals.go).
+	model *hostModel
+	// With phases that change the servers (gated), ids[i] is the server
+	// whose free time is free[i], and marks the phase boundaries: server
+	// s may start a request at t only if s < ServersAt(t).
+	gated bool
+	ids   []int32
+	marks []time.Duration
 }
 
 func newDownstream(cfg *scenarios.Downstream) *downstream {
-	d := &downstream{cfg: cfg, free: make([]time.Duration, cfg.Servers)}
+	n := cfg.Servers
+	var marks []time.Duration
+	for _, p := range cfg.Phases {
+		if p.Servers > 0 {
+			n = max(n, p.Servers)
+			marks = append(marks, p.From, p.To)
+		}
+	}
+	d := &downstream{cfg: cfg, free: make([]time.Duration, n), gated: len(marks) > 0, marks: marks}
 	for i := range d.free {
 		d.free[i] = math.MinInt64
+	}
+	if d.gated {
+		slices.Sort(d.marks)
+		d.ids = make([]int32, n)
+		for i := range d.ids {
+			d.ids[i] = int32(i)
+		}
 	}
 	return d
 }
 
+// gate moves the heap's first server past the spans in which it may not
+// start a request, until the first server may start at
+// max(adm, its free time).
+func (d *downstream) gate(adm time.Duration) {
+	for {
+		s, start := int(d.ids[0]), max(adm, d.free[0])
+		if s < d.cfg.ServersAt(start) {
+			return
+		}
+		next := time.Duration(math.MaxInt64)
+		for _, m := range d.marks {
+			if m > start && s < d.cfg.ServersAt(m) {
+				next = m
+				break
+			}
+		}
+		d.free[0] = next
+		d.down(0)
+	}
+}
+
 // serve admits request seq at adm and returns when the caller sees it
 // exit, whether it failed and whether it timed out.
-func (d *downstream) serve(seq int64, adm time.Duration) (exit time.Duration, failed, timeout bool) {
+//
+// id names the attempt for the error draw: the arrival number, plus the
+// retry number in the high bits for a retry (a retry may succeed where
+// the first attempt failed). With CancelOnTimeout a request given up on
+// leaves its server at the timeout (or never takes one if it had not
+// started).
+func (d *downstream) serve(id int64, adm time.Duration) (exit time.Duration, failed, timeout bool) {
+	if d.gated {
+		d.gate(adm)
+	}
 	start := max(adm, d.free[0])
 	service, errs := d.cfg.At(start)
 	leave := start + service
+	if d.cfg.Timeout > 0 && leave-adm > d.cfg.Timeout {
+		giveUp := adm + d.cfg.Timeout
+		switch {
+		case !d.cfg.CancelOnTimeout:
+			d.free[0] = leave
+			d.down(0)
+			d.model.serve(start, leave, d.cfg.IOAt(start))
+		case start < giveUp:
+			d.free[0] = giveUp
+			d.down(0)
+			d.model.serve(start, giveUp, d.cfg.IOAt(start))
+		}
+		return giveUp, true, true
+	}
 	d.free[0] = leave
 	d.down(0)
-	if d.cfg.Timeout > 0 && leave-adm > d.cfg.Timeout {
-		return adm + d.cfg.Timeout, true, true
-	}
-	return leave, errs > 0 && unitFloat(d.cfg.Seed, uint64(seq)) < errs, false
+	d.model.serve(start, leave, d.cfg.IOAt(start))
+	return leave, errs > 0 && unitFloat(d.cfg.Seed, uint64(id)) < errs, false
 }
 
 // down restores the heap from i.
@@ -59,6 +125,9 @@ func (d *downstream) down(i int) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]
+		if d.gated {
+			d.ids[i], d.ids[m] = d.ids[m], d.ids[i]
+		}
 		i = m
 	}
 }

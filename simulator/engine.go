@@ -73,6 +73,11 @@ type Config struct {
 	// arrivals fed so far, about every ProgressEvery arrivals, and once at
 	// the end with the total.
 	Progress func(done int64)
+	// Signals are the host signals the run provides (a trace's cpu and
+	// load1 columns); an adaptive rule reading another is an error. Seed
+	// seeds the limiters that draw random numbers (adaptive.go).
+	Signals algorithms.Signal
+	Seed    uint64
 }
 
 // DefaultConfig returns a Config with the default Bin and Window.
@@ -117,6 +122,12 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	}
 	if len(limiters) == 0 {
 		return nil, errors.New("no algorithms to run")
+	}
+	if ss, ok := src.(SignalStream); ok {
+		cfg.Signals |= ss.Signals()
+	}
+	if err := prepareAdaptive(limiters, &cfg); err != nil {
+		return nil, err
 	}
 	if cfg.Reorder == 0 {
 		cfg.Reorder = cfg.Window
@@ -254,6 +265,10 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 		if b.refs.Add(-1) == 0 {
 			free <- b
 		}
+	}
+	if first && err == nil && ctx.Err() == nil && hasUsers(cfg) {
+		// No arrival from the stream: a closed population alone.
+		ch = newEventedRow(lim, acc, rows, cfg, &batch{})
 	}
 	if ch != nil && err == nil && ctx.Err() == nil {
 		err = ch.finish()

@@ -61,7 +61,11 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 	chain := HasResponses(r)
 	borrowed := HasBorrowed(r)
 	keyed := HasKeys(r)
+	adaptive := HasAdaptive(r)
 	h := seriesHeader(chain)
+	if adaptive {
+		h = h[:len(h)-1] + SeriesAdaptiveColumns + "\n"
+	}
 	if borrowed {
 		h = h[:len(h)-1] + SeriesBorrowedColumn + "\n"
 	}
@@ -90,6 +94,9 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			b = append(b, fmtMs(bin.WaitMax)...)
 			if chain {
 				b = appendResponseBin(b, &bin)
+			}
+			if adaptive {
+				b = appendAdaptiveBin(b, &bin)
 			}
 			if borrowed {
 				b = appendBorrowedBin(b, &bin)

@@ -68,6 +68,7 @@ type chainSummaryJS struct {
 	RTP50Ms      jsonNum `json:"rt_p50_ms"`
 	RTP99Ms      jsonNum `json:"rt_p99_ms"`
 	RTMaxMs      jsonNum `json:"rt_max_ms"`
+	*adaptiveSummaryJS
 }
 
 func chainSummary(c *ChainResult) *chainSummaryJS {
@@ -85,6 +86,8 @@ func chainSummary(c *ChainResult) *chainSummaryJS {
 		RTP50Ms:      jsonNum(fmtMs(c.RTP50)),
 		RTP99Ms:      jsonNum(fmtMs(c.RTP99)),
 		RTMaxMs:      jsonNum(fmtMs(c.RTMax)),
+
+		adaptiveSummaryJS: adaptiveSummary(c),
 	}
 }
 

@@ -102,6 +102,22 @@ type ChainResult struct {
 	// run.
 	Opens, Probes int64
 	OpenTime      time.Duration
+	// Retries are the clients' retry attempts; Goodput the completed
+	// passes without error or timeout (attempts included). RTP90 and
+	// RTP999 complete the RT percentiles.
+	Retries, Goodput int64
+	RTP90, RTP999    time.Duration
+	// Adaptive is true when the row has an adaptive stage; Requests are
+	// the stream's arrivals it saw (attempts = Requests + Retries).
+	Adaptive bool
+	Requests int64
+	// Recovery is, for a run whose downstream has a phase (the trigger),
+	// the time from the phase's end until goodput over one second is back
+	// within 10% of its mean before the phase; HasRecovery is false when
+	// there is no trigger or goodput never came back.
+	Recovery    time.Duration
+	HasRecovery bool
+	Trigger     bool
 }
 
 // Bin counts one bin of one limiter. Arrivals and blocks are counted at
@@ -122,6 +138,21 @@ type Bin struct {
 	// KeysHurt counts the keys whose first reject fell in this bin (keyed
 	// rows only; series.csv's keys_hurt column is its running sum).
 	KeysHurt int64
+	// Retries counts the retry attempts that arrived in this bin (also
+	// in Arrived). InFlight and Limit are the first adaptive stage's calls
+	// in flight and current limit after the bin's last arrival (Sampled
+	// tells a bin without arrivals).
+	Retries  int64
+	InFlight int64
+	Limit    float64
+	Sampled  bool
+	// RTP99 is the nearest-rank 99th percentile of the RTs of the
+	// responses that exited in the bin (adaptive rows; after bins are
+	// merged, the largest of theirs). CPU is the row's CPU signal after
+	// the bin's last arrival (HasCPU when the row reads signals).
+	RTP99  time.Duration
+	CPU    float32
+	HasCPU bool
 }
 
 // TuneResult is the outcome of running leap-array at several sample counts

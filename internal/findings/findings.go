@@ -48,6 +48,7 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 		g.priority,
 		g.gatewaySections,
 		g.keys,
+		g.adaptive,
 	} {
 		if err := section(); err != nil {
 			return nil, err

@@ -1,0 +1,163 @@
+package simulator
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Outputs of the adaptive rows and the clients' retries.
+
+// SeriesAdaptiveColumns are the columns series.csv adds when some row has
+// an adaptive stage: the retry attempts that arrived in the bin, the
+// goodput (responses without error or timeout, by exit), and the first
+// adaptive stage's calls in flight and current limit after the bin's last
+// arrival (empty for a bin without arrivals or a limiter without a
+// limit).
+const SeriesAdaptiveColumns = ",retries,goodput,in_flight,limit,rt_p99_ms,cpu"
+
+// HasAdaptive reports whether any row has an adaptive stage.
+func HasAdaptive(r *Result) bool {
+	for i := range r.Algorithms {
+		if c := r.Algorithms[i].Chain; c != nil && c.Adaptive {
+			return true
+		}
+	}
+	return false
+}
+
+func appendAdaptiveBin(b []byte, bin *Bin) []byte {
+	b = append(b, ',')
+	b = strconv.AppendInt(b, bin.Retries, 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, bin.Completed-bin.Errors, 10)
+	b = append(b, ',')
+	if bin.Sampled {
+		b = strconv.AppendInt(b, bin.InFlight, 10)
+	}
+	b = append(b, ',')
+	if bin.Sampled && !math.IsNaN(bin.Limit) {
+		b = append(b, fmtRatio(bin.Limit)...)
+	}
+	b = append(b, ',')
+	b = append(b, fmtMs(bin.RTP99)...)
+	b = append(b, ',')
+	if bin.HasCPU {
+		b = append(b, fmtRatio(float64(bin.CPU))...)
+	}
+	return b
+}
+
+// binP99 computes each bin's RT p99 from the responses as they exit, in
+// clock order: the RTs of the bin being filled are kept, and written to
+// the bin (nearest rank) when an exit falls in another bin.
+type binP99 struct {
+	t0   int64 // the first exit of the bin being filled
+	open bool
+	rts  []time.Duration
+}
+
+func (p *binP99) add(acc *accumulator) func(exit, rt time.Duration) {
+	return func(exit, rt time.Duration) {
+		if p.open && floorDiv(int64(exit)-acc.start, acc.bin) != floorDiv(p.t0-acc.start, acc.bin) {
+			p.flush(acc)
+		}
+		if !p.open {
+			p.t0, p.open = int64(exit), true
+		}
+		p.rts = append(p.rts, rt)
+	}
+}
+
+func (p *binP99) flush(acc *accumulator) {
+	if !p.open || len(p.rts) == 0 {
+		return
+	}
+	slices.Sort(p.rts)
+	i := (99*len(p.rts)+99)/100 - 1 // nearest rank: ceil(0.99·n)
+	b := acc.binAt(p.t0)
+	b.RTP99 = max(b.RTP99, p.rts[i])
+	p.rts, p.open = p.rts[:0], false
+}
+
+// adaptiveSummaryJS is what summary.json adds for every evented row: the
+// goodput, the retries and the attempts per request, more RT
+// percentiles, and the recovery time after the downstream's first phase.
+type adaptiveSummaryJS struct {
+	Goodput           int64   `json:"goodput"`
+	Retries           int64   `json:"retries"`
+	AttemptsPerReq    jsonNum `json:"attempts_per_request"`
+	RTP90Ms           jsonNum `json:"rt_p90_ms"`
+	RTP999Ms          jsonNum `json:"rt_p999_ms"`
+	RecoveryMs        jsonNum `json:"recovery_ms"`
+	RecoveryTriggered bool    `json:"trigger"`
+}
+
+func adaptiveSummary(c *ChainResult) *adaptiveSummaryJS {
+	js := &adaptiveSummaryJS{Goodput: c.Goodput, Retries: c.Retries,
+		RTP90Ms: jsonNum(fmtMs(c.RTP90)), RTP999Ms: jsonNum(fmtMs(c.RTP999)), RecoveryTriggered: c.Trigger}
+	if c.Requests > 0 {
+		js.AttemptsPerReq = jsonNum(fmtRatio(float64(c.Requests+c.Retries) / float64(c.Requests)))
+	}
+	if c.HasRecovery {
+		js.RecoveryMs = jsonNum(fmtMs(c.Recovery))
+	}
+	return js
+}
+
+// adaptiveResult fills the adaptive figures of r.
+func (c *chainStats) adaptiveResult(r *ChainResult, a *accumulator, end time.Duration) {
+	u := c.unit
+	r.Adaptive = len(u.completers) > 0
+	r.Requests = a.arrived - c.retries
+	if u.ds == nil || len(u.ds.cfg.Phases) == 0 {
+		return
+	}
+	ph := u.ds.cfg.Phases[0]
+	if ph.To >= end {
+		return // the phase lasts to the end: nothing to recover from
+	}
+	r.Trigger = true
+	r.Recovery, r.HasRecovery = recovery(a, ph.From, ph.To)
+}
+
+// recovery finds the first time t ≥ to at which the goodput of [t, t+1s)
+// is at least 90% of the mean goodput per second over [from−10s, from)
+// (from the start of the run when shorter).
+func recovery(a *accumulator, from, to time.Duration) (time.Duration, bool) {
+	bin := time.Duration(a.bin)
+	start := time.Duration(a.start)
+	if bin <= 0 || bin > time.Second {
+		return 0, false
+	}
+	good := func(i int) int64 {
+		if i < 0 || i >= len(a.bins) {
+			return 0
+		}
+		return a.bins[i].Completed - a.bins[i].Errors
+	}
+	idx := func(t time.Duration) int { return int((t-start)/bin) - int(a.origin) }
+	lo := max(from-10*time.Second, start)
+	var sum int64
+	n := 0
+	for i := idx(lo); i < idx(from); i++ {
+		sum += good(i)
+		n++
+	}
+	if n == 0 || sum == 0 {
+		return 0, false
+	}
+	perBin := float64(sum) / float64(n)
+	w := int(time.Second / bin)
+	for i := idx(to); i < len(a.bins); i++ {
+		var g int64
+		for k := 0; k < w; k++ {
+			g += good(i + k)
+		}
+		if float64(g) >= 0.9*perBin*float64(w) {
+			return start + time.Duration(i+int(a.origin))*bin - to, true
+		}
+	}
+	return 0, false
+}
