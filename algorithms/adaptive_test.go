@@ -66,7 +66,7 @@ func TestAdaptiveBadSpecs(t *testing.T) {
 		{"aimd:windowed=true,window-size=5", "at least 10"},
 		{"aegis-bbr:version=v9", "not known"},
 		{"envoy-adaptive:min=0", "1 ≤ min ≤ max"},
-		{"vegas:probe=maybe", "not known"},
+		{"vegas:probe=maybe", "not true or false"},
 	} {
 		if _, err := New(tc.spec, 0); err == nil || !contains(err.Error(), tc.want) {
 			t.Errorf("New(%q) = %v, want an error with %q", tc.spec, err, tc.want)
