@@ -126,6 +126,15 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	if ss, ok := src.(SignalStream); ok {
 		cfg.Signals |= ss.Signals()
 	}
+	// A trace's cpu and load1 columns script the signals too.
+	if c := scenarios.StreamColumns(src); c.CPU || c.Load1 {
+		if c.CPU {
+			cfg.Signals |= algorithms.SignalCPU
+		}
+		if c.Load1 {
+			cfg.Signals |= algorithms.SignalLoad1
+		}
+	}
 	if err := prepareAdaptive(limiters, &cfg); err != nil {
 		return nil, err
 	}

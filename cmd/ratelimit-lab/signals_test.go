@@ -1,0 +1,22 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestTraceSignalsReachRules: a trace's cpu column scripts the signal a
+// CPU-gated rule reads, from the CLI; without the column the rule is
+// refused in one line.
+func TestTraceSignalsReachRules(t *testing.T) {
+	dir := t.TempDir()
+	with := filepath.Join(dir, "cpu.csv")
+	os.WriteFile(with, []byte("t_ms,rt_ms,error,cpu\n0,10,0,0.5\n100,10,0,0.9\n2000,10,0,0.95\n"), 0o644)
+	if _, stderr, code := binary(t, "run", "--trace", with, "--limit", "10", "--algo", "aegis-bbr", "--chart", "none", "--quiet", "--out", filepath.Join(dir, "a")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	without := filepath.Join(dir, "nocpu.csv")
+	os.WriteFile(without, []byte("t_ms,rt_ms,error\n0,10,0\n"), 0o644)
+	checkBadInput(t, filepath.Join(dir, "b"), "reads cpu, but the run has no cpu signal", "run", "--trace", without, "--limit", "10", "--algo", "aegis-bbr", "--out", filepath.Join(dir, "b"))
+}
