@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,8 @@ type RunOptions struct {
 	// Redis is the URL of a real server for the redis-* limiters ("" for
 	// the embedded one).
 	Redis string
+	// Rules are the --rules files whose rules become rows.
+	Rules rulesOptions
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
@@ -76,7 +79,8 @@ with status 3, its files written.`,
   ratelimit-lab run scenarios/examples/clock-step.yaml --decisions
   ratelimit-lab run --trace requests.csv --limit 200 --bin 100ms
   cat requests.csv | ratelimit-lab run --trace - --limit 200
-  ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json`,
+  ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json
+  ratelimit-lab run poisson --rules examples/rules/sentinel-flow-rules.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source.fromFlags(cmd, args)
@@ -101,6 +105,7 @@ with status 3, its files written.`,
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
 	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB instead of the embedded one")
+	opts.Rules.addFlags(cmd)
 	return cmd
 }
 
@@ -210,11 +215,23 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	rs := &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin}
 	defer rs.close()
-	p, err := prepareRun(&opts.Source, opts.Algos, opts.Bin, opts.Window, opts.Out, "", rs)
+	imported, err := opts.Rules.load()
+	if err != nil {
+		return err
+	}
+	ruleSpecs, ruleLabels := ruleRows(imported)
+	algos := opts.Algos
+	if len(ruleSpecs) > 0 {
+		algos = append(slices.Clip(algos), ruleSpecs...)
+	}
+	p, err := prepareRun(&opts.Source, algos, opts.Bin, opts.Window, opts.Out, "", rs)
 	if err != nil {
 		return err
 	}
 	defer p.src.cleanup()
+	if err := checkRuleNeeds(imported, p.src); err != nil {
+		return err
+	}
 	chart := plots.ChartOptions{Mode: opts.Chart, From: opts.From, To: opts.To}
 	switch opts.Chart {
 	case "none":
@@ -264,6 +281,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	widenedNotice(opts.IO.ErrOut, res, planned)
+	labelRows(res, ruleLabels, len(opts.Algos))
 
 	if err := dir.WriteFile("series.csv", func(w io.Writer) error { return simulator.WriteSeriesCSV(w, res) }); err != nil {
 		return err
