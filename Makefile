@@ -23,7 +23,7 @@ ci:
 
 # Regenerate docs/findings.md from the lab's own runs (internal/findings).
 findings:
-	$(GO) test ./internal/findings -run TestFindingsUpToDate -update
+	$(GO) test ./internal/findings -run 'TestFindingsUpToDate|TestReadmeGatewayTable' -update
 
 # Regenerate the charts in docs/images with the CLI itself.
 DOCS_TMP ?= /tmp/ratelimit-lab-docs
@@ -32,7 +32,7 @@ docs-images:
 	$(GO) build -o $(DOCS_TMP)/ratelimit-lab ./cmd/ratelimit-lab
 	$(DOCS_TMP)/ratelimit-lab run boundary-burst --quiet --from 0.8s --to 1.3s --out $(DOCS_TMP)/boundary-burst >/dev/null
 	cp $(DOCS_TMP)/boundary-burst/chart.png docs/images/boundary-burst.png
-	for s in cold-start adversarial clock-rollback slow-downstream redis-race; do \
+	for s in cold-start adversarial clock-rollback slow-downstream redis-race priority-mix; do \
 		$(DOCS_TMP)/ratelimit-lab run $$s --quiet --out $(DOCS_TMP)/$$s >/dev/null && \
 		cp $(DOCS_TMP)/$$s/chart.png docs/images/$$s.png || exit 1; \
 	done

@@ -17,6 +17,8 @@ var constructors = []string{
 	"leap-array:limit=10",
 	"leap-array:limit=10,sample-count=1000",
 	"leap-array:limit=0.5,sample-count=3,interval=3s",
+	"leap-array:limit=10,occupy-timeout=0s",
+	"leap-array:limit=3,sample-count=4,interval=1s,occupy-timeout=250ms",
 	"sliding-log:limit=10",
 	"sliding-log:limit=3,window=100ms,history=0s",
 	"token-bucket:limit=10",
@@ -26,6 +28,7 @@ var constructors = []string{
 	"leaky-bucket:limit=3000,interval=100ms,max-queue=2s",
 	"warm-up:limit=10",
 	"warm-up:limit=1,warm-up=1s,cold-factor=2",
+	"warm-up:limit=10,occupy-timeout=100ms",
 	"warm-up-rate-limiter:limit=10",
 	"warm-up-rate-limiter:limit=1000,warm-up=3s,max-queue=20ms",
 	"guava-bursty:rate=10",
@@ -58,6 +61,25 @@ var constructors = []string{
 	"circuit-breaker:strategy=slow-ratio,max-rt=100ms",
 	"circuit-breaker:strategy=error-count,threshold=0,min-requests=1,stat-interval=250ms,recovery=1s",
 	"leap-array:limit=10+circuit-breaker:strategy=error-ratio,threshold=0.5",
+	// the gateway family
+	"envoy-local:max-tokens=10",
+	"envoy-local:max-tokens=5,tokens-per-fill=2,fill-interval=300ms",
+	"envoy-local:max-tokens=10,fill-interval=50ms,mode=timer",
+	"envoy-local:max-tokens=3,tokens-per-fill=1,fill-interval=130ms,mode=timer,phase=70ms",
+	"traefik:average=10",
+	"traefik:average=3,period=2s,burst=5",
+	"traefik:average=1000,burst=50",
+	"haproxy:limit=10",
+	"haproxy:limit=3,period=999ms,expire=1500ms",
+	"kong:second=10",
+	"kong:second=5,minute=20,policy=redis",
+	"kong:minute=7,hour=100,day=1000,month=5000,year=9000",
+	"resilience4j",
+	"resilience4j:limit-for-period=10,refresh-period=1s,timeout=0s",
+	"resilience4j:limit-for-period=3,refresh-period=250ms,timeout=600ms",
+	"bucket4j:capacity=10,refill-tokens=10",
+	"bucket4j:capacity=5,refill-tokens=3,refill-period=700ms,refill=intervally",
+	"bucket4j:capacity=7,refill-tokens=2,refill-period=333us,clock=nanos",
 }
 
 // traces is the shared table.
@@ -132,6 +154,10 @@ func maxQueue(l Limiter) time.Duration {
 		return l.cfg.MaxQueue
 	case *GoWarmUpRateLimiter:
 		return l.cfg.MaxQueue
+	case *Traefik:
+		return l.cfg.maxDelay
+	case *Resilience4j:
+		return l.cfg.Timeout
 	}
 	return 0
 }
@@ -196,6 +222,14 @@ func BenchmarkDecide(b *testing.B) {
 		{"leaky-bucket-go", "leaky-bucket:flavor=go"},
 		{"warm-up-go", "warm-up:flavor=go"},
 		{"warm-up-rate-limiter-go", "warm-up-rate-limiter:flavor=go"},
+		{"envoy-local", "envoy-local:tokens-per-fill=1000"},
+		{"envoy-local-timer", "envoy-local:tokens-per-fill=50,fill-interval=50ms,mode=timer"},
+		{"traefik", "traefik:burst=1000"},
+		{"haproxy", "haproxy:period=1s"},
+		{"kong", "kong"},
+		{"kong-redis-3-units", "kong:second=1000,minute=50000,day=1000000,policy=redis"},
+		{"resilience4j", "resilience4j:limit-for-period=1000,refresh-period=1s,timeout=0s"},
+		{"bucket4j", "bucket4j"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			l := mustNew(b, bc.spec, benchLimit)
@@ -227,6 +261,7 @@ func FuzzNew(f *testing.F) {
 		f.Add(s, 100.0)
 	}
 	f.Add("leap-array:sample-count=3", 10.0)
+	f.Add("leap-array:occupy-timeout=250ms,interval=500ms", 10.0)
 	f.Add("token-bucket:limit=1e308", 0.0)
 	f.Add(":,=,", -1.0)
 	f.Fuzz(func(t *testing.T, spec string, limit float64) {

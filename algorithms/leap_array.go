@@ -16,6 +16,10 @@ type LeapArrayConfig struct {
 	// Interval is the statistic interval (Sentinel's INTERVAL); it must be
 	// whole milliseconds and divisible by SampleCount.
 	Interval time.Duration
+	// OccupyTimeout is Sentinel's OccupyTimeoutProperty for prioritized
+	// requests (whole ms, at most Interval unless it is the 500 ms default);
+	// 0 turns prioritized handling off. See leap_array_priority.go.
+	OccupyTimeout time.Duration
 }
 
 // LeapArray is Sentinel's sliding window: a StatisticNode's LeapArray of
@@ -42,6 +46,11 @@ type LeapArray struct {
 	// the window count R passes iff R ≤ passUpTo or R ≥ passFrom (see
 	// passThresholds).
 	passUpTo, passFrom int64
+	// occ is the prioritized-entry state, built at the first borrow;
+	// slow is set then: from then on every decision runs Sentinel's exact
+	// path (decideExact). reported: the caller reports exits (Exit).
+	occ            *occupy
+	slow, reported bool
 }
 
 // NewLeapArray validates c and builds the limiter.
@@ -61,6 +70,9 @@ func NewLeapArray(c LeapArrayConfig) (*LeapArray, error) {
 		statistics: newBuckets(c.SampleCount, w),
 	}
 	l.passUpTo, l.passFrom = passThresholds(func(r int64) bool { return leapPasses(r, l.intervalS, c.Limit) }, saturation(l.intervalS))
+	if err := l.initOccupy(ims); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -110,6 +122,9 @@ func saturation(intervalS float64) int64 {
 func (l *LeapArray) Decide(now time.Duration) Decision {
 	// Check then Record at the same instant, on one clock reading.
 	t := l.epoch + floorMs(now)
+	if l.slow {
+		return l.decideExact(t, false)
+	}
 	b := l.statistics
 	var r int64
 	switch {
@@ -135,24 +150,46 @@ func (l *LeapArray) Check(now time.Duration) Decision {
 	t := l.epoch + floorMs(now)
 	// DefaultController: (int) passQps + acquireCount > count blocks, in
 	// Java int arithmetic (leapPasses), folded into two thresholds.
-	r := l.statistics.sum(t)
+	var r int64
+	if l.slow {
+		r = l.passCount(t)
+	} else {
+		r = l.statistics.sum(t)
+	}
 	return Decision{Pass: r <= l.passUpTo || r >= l.passFrom}
 }
 
 // Record implements Stage: StatisticSlot's addPassRequest at at.
-func (l *LeapArray) Record(at time.Duration) { l.statistics.add(l.epoch+floorMs(at), 1) }
+func (l *LeapArray) Record(at time.Duration) {
+	t := l.epoch + floorMs(at)
+	if l.slow {
+		if i := l.current(t); i >= 0 {
+			l.statistics.count[i]++
+		}
+		return
+	}
+	l.statistics.add(t, 1)
+}
 
 // SampleCount is the number of buckets.
 func (l *LeapArray) SampleCount() int { return l.cfg.SampleCount }
 
 // Spec implements Limiter.
 func (l *LeapArray) Spec() string {
-	return fmt.Sprintf("leap-array:limit=%s,sample-count=%d,interval=%s",
+	s := fmt.Sprintf("leap-array:limit=%s,sample-count=%d,interval=%s",
 		formatFloat(l.cfg.Limit), l.cfg.SampleCount, FormatDuration(l.cfg.Interval))
+	if l.cfg.OccupyTimeout != DefaultOccupyTimeout {
+		// Like flavor, the default is left out, so specs written before
+		// the parameter existed keep their canonical form.
+		s += ",occupy-timeout=" + FormatDuration(l.cfg.OccupyTimeout)
+	}
+	return s
 }
 
 // Rate implements Limiter.
 func (l *LeapArray) Rate() float64 { return l.cfg.Limit }
 
 // StateBytes implements Limiter.
-func (l *LeapArray) StateBytes() int { return int(unsafe.Sizeof(*l)) + l.statistics.stateBytes() }
+func (l *LeapArray) StateBytes() int {
+	return int(unsafe.Sizeof(*l)) + l.statistics.stateBytes() + l.occ.stateBytes()
+}

@@ -118,6 +118,20 @@ func (a *args) goFlavor() (bool, error) {
 	return false, fmt.Errorf("%s: flavor %q is not known; allowed: java (Alibaba Sentinel 1.8, the default), go (sentinel-golang)", a.name, v)
 }
 
+// ignoredOccupy checks the occupy-timeout of a controller that takes it
+// and ignores it (Sentinel's WarmUpController and ThrottlingController
+// have canPass(node, n, prioritized) and never read prioritized).
+func (a *args) ignoredOccupy() error {
+	d, err := a.duration("occupy-timeout")
+	if err != nil {
+		return err
+	}
+	if _, err := wholeMs(a.name, "occupy-timeout", d, 0); err != nil {
+		return err
+	}
+	return nil
+}
+
 // first returns the first error of errs.
 func first(errs ...error) error {
 	for _, err := range errs {
@@ -141,6 +155,8 @@ var (
 	pMaxQueue    = p("max-queue", "500ms", "longest queueing wait (maxQueueingTimeMs)", kindDuration)
 	pWarmUp      = p("warm-up", "10s", "warm-up period, whole seconds", kindDuration)
 	pColdFactor  = p("cold-factor", "3", "the cold rate is limit/cold-factor", kindInt)
+	pOccupy      = p("occupy-timeout", "0.5s", "prioritized requests wait below this for a future bucket (OccupyTimeoutProperty); 0 = off", kindDuration)
+	pOccupyIgn   = p("occupy-timeout", "0.5s", "taken and ignored, as Sentinel's controller ignores prioritized", kindDuration)
 	pFlavor      = p("flavor", "java", "java (Alibaba Sentinel 1.8) or go (sentinel-golang, limit counted per interval)", kindString)
 )
 
@@ -149,6 +165,7 @@ var (
 // that family's file (one line here per family).
 var kinds = slices.Concat(
 	coreKinds,
+	gatewayKinds,
 )
 
 var coreKinds = []kind{
@@ -171,19 +188,24 @@ var coreKinds = []kind{
 		info: Info{Name: "leap-array", Aliases: []string{"sliding-window"},
 			Summary:   "Sentinel's bucketed sliding window (LeapArray) with DefaultController: QPS grade, reject",
 			Reference: "Alibaba Sentinel 1.8 DefaultController on a StatisticNode; flavor=go: sentinel-golang Direct + Reject"},
-		params: []param{pQPS, pSampleCount, pInterval, pFlavor},
+		params: []param{pQPS, pSampleCount, pInterval, pOccupy, pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c LeapArrayConfig
-			var e1, e2, e3, e4 error
+			var e1, e2, e3, e4, e5 error
 			var golang bool
 			c.Limit, e1 = a.float("limit")
 			c.SampleCount, e2 = a.int("sample-count")
 			c.Interval, e3 = a.duration("interval")
 			golang, e4 = a.goFlavor()
-			if err := first(e1, e2, e3, e4); err != nil {
+			c.OccupyTimeout, e5 = a.duration("occupy-timeout")
+			if err := first(e1, e2, e3, e4, e5); err != nil {
 				return nil, err
 			}
 			if golang {
+				if a.has("occupy-timeout") {
+					return nil, fmt.Errorf("leap-array: occupy-timeout applies only with flavor=java; sentinel-golang has no prioritized entries: drop it or drop flavor=go")
+				}
+				c.OccupyTimeout = 0
 				return NewGoLeapArray(c)
 			}
 			return NewLeapArray(c)
@@ -248,8 +270,11 @@ var coreKinds = []kind{
 		info: Info{Name: "leaky-bucket", Aliases: []string{"throttling"},
 			Summary:   "Sentinel's ThrottlingController: uniform pacing with a bounded queue",
 			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController); flavor=go: sentinel-golang Direct + Throttling"},
-		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pFlavor},
+		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
+			if err := a.ignoredOccupy(); err != nil {
+				return nil, err
+			}
 			var c ThrottlingConfig
 			var e1, e2, e3, e4 error
 			var golang bool
@@ -269,8 +294,11 @@ var coreKinds = []kind{
 	{
 		info: Info{Name: "warm-up", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
 			Reference: "Alibaba Sentinel 1.8 WarmUpController; flavor=go: sentinel-golang WarmUp + Reject"},
-		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pFlavor},
+		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
+			if err := a.ignoredOccupy(); err != nil {
+				return nil, err
+			}
 			var c WarmUpConfig
 			var e [6]error
 			var golang bool

@@ -29,7 +29,17 @@ func Warnings(l Limiter) []string {
 				formatFloat(x.cfg.Limit), maxWarmUpRateLimiterRate))
 		}
 	}
+	// Limiters outside this package (the redis-* ones) say their own.
+	if w, ok := l.(Warner); ok {
+		out = append(out, w.Warnings()...)
+	}
 	return out
+}
+
+// Warner is a limiter that has warnings of its own to give, such as
+// distributed's redis-spring-gateway with a burst below its rate.
+type Warner interface {
+	Warnings() []string
 }
 
 // maxWarmUpRateLimiterRate is the largest limit at which

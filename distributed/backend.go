@@ -28,21 +28,24 @@ type Backend struct {
 	mini   *miniredis.Miniredis
 	client *redis.Client
 	prefix string
+	native bool // the built-in limiters decide in Go (native.go)
 
 	mu   sync.Mutex
 	next int // limiters created
 	shas map[string]string
 }
 
-// OpenEmbedded starts an in-process miniredis. Commands are dispatched to
-// it directly, without a network round trip. It never ages keys: TTLs
-// only move when its clock is fast-forwarded, which the lab never does.
+// OpenEmbedded opens the embedded default: the built-in limiters decide
+// natively in Go (native.go) and redis-script runs its Lua on an
+// in-process miniredis. Commands are dispatched to it directly, without a
+// network round trip. It never ages keys: TTLs only move when its clock is
+// fast-forwarded, which the lab never does.
 func OpenEmbedded() (*Backend, error) {
 	m := miniredis.NewMiniRedis()
 	if err := m.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start the embedded Redis (%v); pass --redis redis://HOST:PORT/DB to use a real server", err)
 	}
-	return &Backend{name: "the embedded Redis", mini: m, prefix: "ratelimit-lab:", shas: map[string]string{}}, nil
+	return &Backend{name: "the embedded Redis", mini: m, prefix: "ratelimit-lab:", shas: map[string]string{}, native: true}, nil
 }
 
 // OpenURL connects to a real server given as redis://[:PASSWORD@]HOST:PORT/DB.

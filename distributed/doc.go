@@ -8,7 +8,10 @@
 // redis-sliding-log (the per-request ZSET log, atomic in one script or as
 // the check-then-act pair of round trips), redis-bucketed (one ZSET of
 // bucket counters), redis-gcra (go-redis/redis_rate v10's GCRA with now
-// passed in) and redis-script (the user's own Lua file). They are built
+// passed in), the gateways' redis-spring-gateway (Spring Cloud Gateway's
+// request_rate_limiter.lua), redis-envoy-ratelimit (envoyproxy/ratelimit's
+// fixed window, its local cache and shadow mode) and redis-cell
+// (CL.THROTTLE), and redis-script (the user's own Lua file). They are built
 // from spec strings by Parse and New, like the in-memory limiters of
 // package algorithms, and satisfy algorithms.Limiter.
 //
@@ -37,10 +40,14 @@
 //
 // # Backends
 //
-// OpenEmbedded starts an in-process miniredis, which runs the Lua with
-// gopher-lua and never ages keys; OpenURL connects to a real server with
+// OpenEmbedded is the default: every built-in limiter decides natively in
+// Go on its own copy of the keys its script keeps (native.go), with the
+// script's arithmetic, so that decisions, commands and members are those
+// of the Lua on a server; redis-script runs on an in-process miniredis.
+// OpenEmbeddedLua runs every script on that miniredis, which runs the Lua
+// with gopher-lua and never ages keys; OpenURL connects to a real server with
 // go-redis, retries and read timeouts off, and cancels every TTL a script
 // sets (PERSIST in the same batch) so that no key expires during a run.
 // Keys live under a prefix unique to the run and are deleted at the end;
-// no database is ever flushed. Both give the same decisions.
+// no database is ever flushed. All three give the same decisions.
 package distributed

@@ -16,6 +16,7 @@ func TestDocsPrintEveryScript(t *testing.T) {
 		"fixed window": FixedWindowScript, "sliding log": SlidingLogScript,
 		"sliding log count=all": SlidingLogAllScript, "bucketed": BucketedScript,
 		"gcra": GCRAScript, "measure": measureScript,
+		"spring gateway": SpringGatewayScript, "redis-cell": CellScript,
 	} {
 		if !strings.Contains(string(doc), "```lua\n"+src+"```\n") {
 			t.Errorf("docs/redis.md does not print the %s script as it runs", name)

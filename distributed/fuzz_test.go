@@ -14,6 +14,9 @@ func FuzzParse(f *testing.F) {
 		"redis-bucketed:limit=60,window=60s,buckets=60",
 		"redis-gcra:rate=5,burst=1,period=1500ms",
 		"redis-script:file=testdata/seed.lua,limit=3",
+		"redis-spring-gateway:replenish-rate=5,burst-capacity=2,requested-tokens=3,key=route",
+		"redis-envoy-ratelimit:limit=7,unit=month,local-cache=true,stop-increment-over-limit=true,shadow-mode=true",
+		"redis-cell:max-burst=0,count=30,period=60s,clock=redis", "redis-cell:count=2000000", "redis-envoy-ratelimit:limit=1e10",
 		"redis-fixed-window:limit=1e3", "redis-gcra:rate=,", "redis-:", "REDIS-GCRA : rate = 3",
 	} {
 		f.Add(s, 100.0)

@@ -16,7 +16,9 @@ import (
 const EnvRedisURL = "RATELIMIT_LAB_REDIS_URL"
 
 // backends returns the servers every Redis test runs against: always the
-// embedded one, and the real one when EnvRedisURL is set.
+// embedded default (native) and the embedded Lua one, and the real one
+// when EnvRedisURL is set. In CI (CI=true) a missing EnvRedisURL fails
+// the test instead of leaving the real server out: .ci/run starts one.
 func backends(t testing.TB) map[string]*Backend {
 	t.Helper()
 	out := map[string]*Backend{}
@@ -25,8 +27,18 @@ func backends(t testing.TB) map[string]*Backend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	out["embedded"] = e
-	if url := os.Getenv(EnvRedisURL); url != "" {
+	out["native"] = e
+	lua, err := OpenEmbeddedLua()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lua.Close() })
+	out["lua"] = lua
+	url := os.Getenv(EnvRedisURL)
+	if url == "" && os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true but %s is not set: run the tests through .ci/run, which starts redis-server", EnvRedisURL)
+	}
+	if url != "" {
 		r, err := OpenURL(context.Background(), url)
 		if err != nil {
 			t.Fatal(err)

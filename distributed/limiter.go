@@ -76,13 +76,18 @@ type Limiter struct {
 	peakBytes   int64
 	sampledBin  int64
 	sampled     bool
-	windows     map[int64]int64 // fixed-window: window index → last sampled bytes
+	windows     map[windowKey]int64 // fixed-window, envoy: window key → last sampled bytes
+
+	nat *native      // the native backend's keys (native.go); nil on Lua
+	gw  gatewayState // the gateways' limiters (gateway.go)
+	pk  perKey       // key=COLUMN (perkey.go)
 }
 
 // secondBatch is an atomic=false second batch: ZADD + PEXPIRE.
 type secondBatch struct {
 	now    int64 // clock=instance: the first batch's now
 	member string
+	key    int32 // the request's key id (key=COLUMN), -1 without
 }
 
 // New builds the limiter described by s on backend b.
@@ -102,7 +107,7 @@ func New(s *Spec, b *Backend, o Options) (*Limiter, error) {
 	switch s.Kind {
 	case FixedWindow:
 		src, l.key = FixedWindowScript, l.prefix+"fw:"
-		l.windows = map[int64]int64{}
+		l.windows = map[windowKey]int64{}
 	case SlidingLog:
 		src, l.key = SlidingLogScript, l.prefix+"log"
 		if s.CountAll {
@@ -115,6 +120,8 @@ func New(s *Spec, b *Backend, o Options) (*Limiter, error) {
 		src, l.key = BucketedScript, l.prefix+"buckets"
 	case GCRA:
 		src, l.key = GCRAScript, l.prefix+"rate:gcra"
+	case SpringGateway, EnvoyRatelimit, Cell:
+		src = l.newGateway()
 	case Script:
 		src, l.key = s.Source, l.prefix+"script"
 		sha, err := b.load(measureScript)
@@ -122,6 +129,10 @@ func New(s *Spec, b *Backend, o Options) (*Limiter, error) {
 			return nil, fmt.Errorf("%s: cannot load a script on %s: %s", s.Kind, b.Name(), oneLine(err))
 		}
 		l.measure = sha
+	}
+	l.pk.init()
+	if !l.useNative(b) {
+		src = ""
 	}
 	if src != "" {
 		sha, err := b.load(src)
@@ -154,7 +165,7 @@ func (l *Limiter) nowMs(t time.Duration) int64 {
 func (l *Limiter) Decide(now time.Duration) algorithms.Decision {
 	l.out = l.one[:]
 	l.one[0] = algorithms.Decision{}
-	l.decide(now, 0)
+	l.decide(now, 0, -1)
 	l.flush()
 	return l.one[0]
 }
@@ -180,7 +191,7 @@ func (l *Limiter) DecideBatch(nows []time.Duration, out []algorithms.Decision) {
 	l.out = out
 	for j, now := range nows {
 		out[j] = algorithms.Decision{}
-		l.decide(now, j)
+		l.decide(now, j, -1)
 	}
 	l.flush()
 }
@@ -188,10 +199,14 @@ func (l *Limiter) DecideBatch(nows []time.Duration, out []algorithms.Decision) {
 // maxPipeline bounds the batches sent in one pipeline.
 const maxPipeline = 512
 
-// decide queues arrival number l.n at now into the pipeline, its decision
-// to be written to l.out[j] when the replies are read.
-func (l *Limiter) decide(now time.Duration, j int) {
+// decide queues arrival number l.n at now, of key id k (-1: the one key),
+// into the pipeline, its decision to be written to l.out[j] when the
+// replies are read.
+func (l *Limiter) decide(now time.Duration, j int, k int32) {
 	if l.err != nil || l.done {
+		return
+	}
+	if !l.pk.check(l, k) {
 		return
 	}
 	if l.n > 0 && now < l.last {
@@ -203,6 +218,10 @@ func (l *Limiter) decide(now time.Duration, j int) {
 	i := l.n
 	l.n++
 	l.decided.Store(l.n)
+	if l.pk.col >= 0 && k == algorithms.NoKey {
+		l.out[j] = algorithms.Decision{Pass: true} // an empty key passes unaccounted
+		return
+	}
 	exec := now + l.half
 	key := eventq.Key{At: exec, Seq: i}
 	for {
@@ -226,6 +245,7 @@ func (l *Limiter) decide(now time.Duration, j int) {
 	} else {
 		ms = l.nowMs(now + l.offsets[i%int64(l.s.Instances)])
 	}
+	l.setKey(k)
 	l.first(exec, i, ms, j)
 	if len(l.pend) >= maxPipeline {
 		l.flush()
@@ -243,25 +263,36 @@ type pending struct {
 	measured  int // index of the member count, -1 if none
 	memory    int // index of MEMORY USAGE, -1 if none
 	windowIdx int64
+	key       int32 // the request's key id, -1 without key=COLUMN
 }
 
 // first queues arrival i's first batch at execution time exec with the
 // script's now ms.
 func (l *Limiter) first(exec time.Duration, i, ms int64, j int) {
+	if l.s.Kind == EnvoyRatelimit && l.envoyCached(exec, i, ms, j) {
+		return
+	}
+	if l.nat != nil {
+		l.nativeFirst(exec, i, ms, j)
+		return
+	}
 	member := strconv.FormatInt(i, 10)
 	nowS := strconv.FormatInt(ms, 10)
 	limit := strconv.FormatInt(l.s.Limit, 10)
 	window := strconv.FormatInt(int64(l.s.Window/time.Millisecond), 10)
-	p := pending{out: j, seq: i, exec: exec, ms: ms, member: member, start: len(l.cmds), n: 1}
-	key := l.key
+	p := pending{out: j, seq: i, exec: exec, ms: ms, member: member, start: len(l.cmds), n: 1, key: l.pk.cur}
+	key := l.rkey()
 	switch l.s.Kind {
+	case SpringGateway, EnvoyRatelimit, Cell:
+		p.n = 0
+		if l.s.Kind != EnvoyRatelimit {
+			p.n = 1
+		}
+		key = l.gatewayFirst(&p, exec, i, ms)
 	case FixedWindow:
 		idx := floorDiv(ms, int64(l.s.Window/time.Millisecond))
 		key += strconv.FormatInt(idx, 10)
-		if _, ok := l.windows[idx]; !ok {
-			l.windows[idx] = 0
-			l.peakMembers = max(l.peakMembers, int64(len(l.windows)))
-		}
+		l.newWindow(idx)
 		p.windowIdx = idx
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key, limit, window})
 	case SlidingLog:
@@ -275,7 +306,7 @@ func (l *Limiter) first(exec time.Duration, i, ms int64, j int) {
 			[]string{"ZCARD", key})
 		second := eventq.Key{At: exec + l.s.RTT, Seq: i, Round: 1}
 		if l.s.CountAll {
-			l.q.Push(second, secondBatch{now: ms, member: member})
+			l.q.Push(second, secondBatch{now: ms, member: member, key: l.pk.cur})
 		} else if !l.waiting {
 			l.waiting, l.waitKey = true, second
 		}
@@ -336,15 +367,21 @@ func (l *Limiter) gcraTime(exec time.Duration, ms int64) (sec, usec string) {
 
 // second queues an atomic=false second batch (ZADD + PEXPIRE) at exec.
 func (l *Limiter) second(exec time.Duration, ev secondBatch) {
+	l.setKey(ev.key)
+	if l.nat != nil {
+		l.nativeSecond(exec, ev)
+		return
+	}
 	ms := ev.now
 	if l.s.ClockRedis {
 		ms = l.nowMs(exec)
 	}
-	p := pending{out: -1, exec: exec, start: len(l.cmds), n: 2}
+	p := pending{out: -1, exec: exec, start: len(l.cmds), n: 2, key: ev.key}
+	key := l.rkey()
 	l.cmds = append(l.cmds,
-		[]string{"ZADD", l.key, strconv.FormatInt(ms, 10), ev.member},
-		[]string{"PEXPIRE", l.key, strconv.FormatInt(int64(l.s.Window/time.Millisecond), 10)})
-	l.lab(&p, l.key)
+		[]string{"ZADD", key, strconv.FormatInt(ms, 10), ev.member},
+		[]string{"PEXPIRE", key, strconv.FormatInt(int64(l.s.Window/time.Millisecond), 10)})
+	l.lab(&p, key)
 	l.pend = append(l.pend, p)
 }
 
@@ -356,8 +393,13 @@ func (l *Limiter) lab(p *pending, key string) {
 	p.measured, p.memory = -1, -1
 	if l.real {
 		l.cmds = append(l.cmds, []string{"PERSIST", key})
+		if l.gw.key2 != "" {
+			l.cmds = append(l.cmds, []string{"PERSIST", l.rkey2()})
+		}
 	}
 	switch l.s.Kind {
+	case SpringGateway, Cell:
+		l.gatewayMembers()
 	case SlidingLog, Bucketed:
 		p.measured = len(l.cmds)
 		l.cmds = append(l.cmds, []string{"ZCARD", key})
@@ -365,7 +407,7 @@ func (l *Limiter) lab(p *pending, key string) {
 		p.measured = len(l.cmds)
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.measure, "1", key})
 	case GCRA:
-		l.peakMembers = 1
+		l.peakMembers = l.pk.nkeys
 	}
 	if l.real && l.bin > 0 {
 		b := floorDiv(int64(p.exec), int64(l.bin))
@@ -373,6 +415,9 @@ func (l *Limiter) lab(p *pending, key string) {
 			l.sampled, l.sampledBin = true, b
 			p.memory = len(l.cmds)
 			l.cmds = append(l.cmds, []string{"MEMORY", "USAGE", key, "SAMPLES", "0"})
+			if l.gw.key2 != "" {
+				l.cmds = append(l.cmds, []string{"MEMORY", "USAGE", l.rkey2(), "SAMPLES", "0"})
+			}
 		}
 	}
 }
@@ -404,8 +449,12 @@ func (l *Limiter) flush() {
 		}
 		if p.memory >= 0 {
 			bytes, _ := r[p.memory].(int64)
+			if l.gw.key2 != "" {
+				b2, _ := r[p.memory+1].(int64)
+				bytes += b2
+			}
 			if l.windows != nil {
-				l.windows[p.windowIdx] = bytes
+				l.windows[windowKey{p.key, p.windowIdx}] = bytes
 				bytes = 0
 				for _, b := range l.windows {
 					bytes += b
@@ -416,7 +465,14 @@ func (l *Limiter) flush() {
 		if p.out < 0 {
 			continue
 		}
-		pass, err := l.firstVerdict(r[p.start : p.start+p.n])
+		var pass bool
+		var err error
+		switch l.s.Kind {
+		case SpringGateway, EnvoyRatelimit, Cell:
+			pass, err = l.gatewayVerdict(&p, r[p.start:p.start+p.n])
+		default:
+			pass, err = l.firstVerdict(r[p.start : p.start+p.n])
+		}
 		if err != nil {
 			l.err = err
 			return
@@ -427,11 +483,11 @@ func (l *Limiter) flush() {
 		if l.s.Kind == SlidingLog && !l.s.Atomic {
 			l.out[p.out] = algorithms.Decision{Pass: true, Wait: 2 * l.s.RTT}
 			if !l.s.CountAll {
-				l.q.Push(eventq.Key{At: p.exec + l.s.RTT, Seq: p.seq, Round: 1}, secondBatch{now: p.ms, member: p.member})
+				l.q.Push(eventq.Key{At: p.exec + l.s.RTT, Seq: p.seq, Round: 1}, secondBatch{now: p.ms, member: p.member, key: p.key})
 			}
 			continue
 		}
-		l.out[p.out] = algorithms.Decision{Pass: true, Wait: l.s.RTT}
+		l.out[p.out] = algorithms.Decision{Pass: true, Wait: l.passWait()}
 	}
 }
 
@@ -512,14 +568,11 @@ func (l *Limiter) deleteKeys() error {
 		defer cancel()
 		rc.ctx = ctx
 	}
-	var keys []string
-	if l.windows != nil {
-		for idx := range l.windows {
-			keys = append(keys, l.key+strconv.FormatInt(idx, 10))
-		}
-	} else {
-		keys = append(keys, l.key)
+	if l.nat != nil {
+		l.nat.reset()
+		return nil
 	}
+	keys := l.keyNames()
 	for len(keys) > 0 {
 		n := min(len(keys), 512)
 		if _, err := l.c.do([][]string{append([]string{"DEL"}, keys[:n]...)}); err != nil {

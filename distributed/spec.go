@@ -23,6 +23,10 @@ const (
 	Bucketed    = "redis-bucketed"
 	GCRA        = "redis-gcra"
 	Script      = "redis-script"
+	// The gateways' Redis limiters (gateway_spec.go).
+	SpringGateway  = "redis-spring-gateway"
+	EnvoyRatelimit = "redis-envoy-ratelimit"
+	Cell           = "redis-cell"
 )
 
 // Bounds that keep every instant and offset well inside int64 nanoseconds.
@@ -48,6 +52,12 @@ type Spec struct {
 	Period      time.Duration
 	// redis-script: File and its Source.
 	File, Source string
+	// The gateways' limiters (gateway_spec.go).
+	Gateway GatewaySpec
+
+	// Key is the key column of key=COLUMN ("" for one key): each of its
+	// values gets its own Redis keys (perkey.go).
+	Key string
 
 	// The distributed model.
 	Instances  int
@@ -64,6 +74,7 @@ var common = []param{
 	{"skew", "0s", "instance k's clock reads true time − skew + ⌊2·skew·k/(instances−1)⌋"},
 	{"rtt", "0s", "round trip to Redis; a batch executes rtt/2 after it is sent"},
 	{"clock", "instance", "where the script's now comes from: instance (its clock at arrival) or redis (TIME at execution)"},
+	{"key", "(none)", "a key column of the trace: each of its values gets its own Redis keys"},
 }
 
 var (
@@ -76,7 +87,9 @@ type kind struct {
 	params []param
 }
 
-var kinds = []kind{
+var kinds = append(coreKinds, gatewayKinds...)
+
+var coreKinds = []kind{
 	{algorithms.Info{Name: FixedWindow,
 		Summary:   "one Redis key per window: INCR, PEXPIRE when it returns 1; pass iff the value ≤ limit",
 		Reference: "Redis INCR per window (seed 002 §1.1), on N instances sharing one Redis"},
@@ -178,6 +191,8 @@ func Parse(spec string, defaultLimit float64) (*Spec, error) {
 	case FixedWindow, SlidingLog, Bucketed, Script:
 		s.Limit = p.whole("limit", true)
 		s.Window = p.ms("window")
+	case SpringGateway, EnvoyRatelimit, Cell:
+		p.gateway(s)
 	case GCRA:
 		s.Rate = p.whole("rate", true)
 		s.Burst = s.Rate
@@ -213,6 +228,7 @@ func Parse(spec string, defaultLimit float64) (*Spec, error) {
 	s.Skew = p.delay("skew")
 	s.RTT = p.delay("rtt")
 	s.ClockRedis = p.choice("clock", "instance", "redis") == "redis"
+	s.Key = raw["key"]
 	if p.err != nil {
 		return nil, p.err
 	}
@@ -352,6 +368,8 @@ func (s *Spec) String() string {
 		fmt.Fprintf(&b, "rate=%d,burst=%d,period=%s", s.Rate, s.Burst, algorithms.FormatDuration(s.Period))
 	case Script:
 		fmt.Fprintf(&b, "file=%s,limit=%d,window=%s", s.File, s.Limit, algorithms.FormatDuration(s.Window))
+	case SpringGateway, EnvoyRatelimit, Cell:
+		s.gatewayString(&b)
 	default:
 		fmt.Fprintf(&b, "limit=%d,window=%s", s.Limit, algorithms.FormatDuration(s.Window))
 	}
@@ -370,13 +388,19 @@ func (s *Spec) String() string {
 		clock = "redis"
 	}
 	fmt.Fprintf(&b, ",instances=%d,skew=%s,rtt=%s,clock=%s", s.Instances, algorithms.FormatDuration(s.Skew), algorithms.FormatDuration(s.RTT), clock)
+	if s.Key != "" {
+		b.WriteString(",key=" + s.Key)
+	}
 	return b.String()
 }
 
 // Rate is the limit in requests per second.
 func (s *Spec) RatePerSecond() float64 {
-	if s.Kind == GCRA {
+	switch s.Kind {
+	case GCRA:
 		return float64(s.Rate) / s.Period.Seconds()
+	case SpringGateway, EnvoyRatelimit, Cell:
+		return s.gatewayRate()
 	}
 	return float64(s.Limit) / s.Window.Seconds()
 }
@@ -386,8 +410,11 @@ func (s *Spec) RatePerSecond() float64 {
 // at or after 1 600 000 000 000 ms.
 func (s *Spec) EpochMs() int64 {
 	w := s.Window
-	if s.Kind == GCRA {
+	switch s.Kind {
+	case GCRA:
 		w = s.Period
+	case SpringGateway, EnvoyRatelimit, Cell:
+		w = s.gatewayWindow()
 	}
 	l := lcm(int64(w/time.Millisecond), 1000)
 	const target = 1_600_000_000_000

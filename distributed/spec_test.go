@@ -26,6 +26,13 @@ func TestParseBadInput(t *testing.T) {
 		{"redis-sliding-log:limit=10,count=some", `count "some" is not one of passed, all`},
 		{"redis-sliding-log", "needs a limit"},
 		{"redis-slidinglog:limit=1", `unknown algorithm "redis-slidinglog" (did you mean "redis-sliding-log"?)`},
+		{"redis-envoy-ratelimit:limit=10,unit=fortnight", `unit "fortnight" is not one of second, minute, hour, day, week, month, year`},
+		{"redis-envoy-ratelimit:limit=5000000000", "limit must be at most 4294967295 (requests_per_unit is a uint32)"},
+		{"redis-cell:count=10,period=1500ms", "period must be whole seconds between 1s and 24h"},
+		{"redis-cell:count=10,max-burst=-1", "max-burst must be a whole number from 0"},
+		{"redis-cell:count=2000000", "more than one per microsecond"},
+		{"redis-spring-gateway:replenish-rate=0", "replenish-rate must be a positive whole number"},
+		{"redis-spring-gateway:replenish-rate=5,requested-tokens=1.5", "requested-tokens must be a positive whole number"},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.spec, 0)
@@ -49,6 +56,9 @@ func TestSpecRoundTrip(t *testing.T) {
 		"redis-bucketed:limit=60,window=60s,buckets=60,instances=1,skew=0s,rtt=0s,clock=instance",
 		"redis-gcra:rate=10,burst=3,period=1s,instances=2,skew=0s,rtt=2ms,clock=instance",
 		"redis-script:file=testdata/seed.lua,limit=5,window=1s,instances=1,skew=0s,rtt=0s,clock=instance",
+		"redis-spring-gateway:replenish-rate=10,burst-capacity=20,requested-tokens=1,instances=1,skew=0s,rtt=0s,clock=redis",
+		"redis-envoy-ratelimit:limit=100,unit=minute,stop-increment-over-limit=false,local-cache=true,shadow-mode=false,instances=4,skew=0s,rtt=1ms,clock=instance",
+		"redis-cell:max-burst=5,count=10,period=60s,instances=1,skew=0s,rtt=0s,clock=instance,key=user",
 	} {
 		s, err := Parse(spec, 0)
 		if err != nil {
@@ -124,7 +134,7 @@ func TestConformance(t *testing.T) {
 		"redis-gcra:rate=5,burst=2,instances=2,rtt=2ms,clock=redis",
 		"redis-script:file=testdata/seed.lua,limit=5,instances=2,rtt=1ms",
 	}
-	b := backends(t)["embedded"]
+	b := backends(t)["native"]
 	trace := nsTrace(rand.New(rand.NewPCG(5, 5)), 200, 2*time.Second)
 	for _, spec := range specs {
 		a, twin := mustNew(t, spec, b), mustNew(t, spec, b)

@@ -281,6 +281,7 @@ func extraItems(data []PanelData) []keyItem {
 	if len(d.ClockSteps) > 0 {
 		items = append(items, keyItem{label: "clock step", line: stepStyle})
 	}
+	items = append(items, borrowedItems(data)...) // plots/priority.go
 	return items
 }
 
@@ -382,6 +383,7 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 	// The breaker's band goes under the lines, so that a pass line at 0 and
 	// a short RT stay visible over it.
 	addStateBand(p, d, res, from, to)
+	addBorrowed(p, d, f, t) // plots/priority.go
 	addPasses(p, d, f, t, 0x50)
 	// The dashes go over the pass line so both show where they coincide;
 	// a row without a rate (a breaker alone) has no limit to draw.

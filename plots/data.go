@@ -58,6 +58,10 @@ type PanelData struct {
 	// ClockSteps are the times, in seconds, of the clock steps inside the
 	// chart (at most maxStepMarks).
 	ClockSteps []float64
+	// Borrowed is the rate of borrowed passes per point (prioritized
+	// requests that waited for a future window), drawn as a second shade
+	// under the pass line; nil when the row borrowed nothing.
+	Borrowed []float64
 }
 
 // maxStepMarks is the most clock steps a chart marks.
@@ -156,6 +160,11 @@ func ChartData(res *simulator.Result, opts ChartOptions) []PanelData {
 			}
 			pd.RTMs = append(pd.RTMs, rt)
 			pd.XEnd = c.To.Seconds()
+		}
+		if p := a.Priority; p != nil && p.WaitedForNextWindow > 0 {
+			for _, c := range cs {
+				pd.Borrowed = append(pd.Borrowed, c.Borrowed)
+			}
 		}
 		out[i] = pd
 	}

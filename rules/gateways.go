@@ -361,7 +361,8 @@ func (d *doc) envoyRateLimit(rl *yaml.Node, label, key, val string, shadow bool)
 		r.Notes = append(r.Notes, fmt.Sprintf("value %q: the row assumes every request carries %s=%s, so one counter for all", val, key, val))
 	}
 	if shadow {
-		r.Notes = append(r.Notes, "shadow_mode: the service answers OK to every request; the row shows what it would limit")
+		kv = append(kv, "shadow-mode", "true")
+		r.Notes = append(r.Notes, "shadow_mode: the service answers OK to every request and counts as usual")
 	}
 	r.What = fmt.Sprintf("rate_limit %d per %s", n, envoyUnits[unit])
 	r.Spec = spec("redis-envoy-ratelimit", kv...)

@@ -56,7 +56,7 @@ var hotKeyAlgorithms = []string{
 // shows them. Each call returns fresh copies.
 func Catalog() []Scenario {
 	algos := func() []string { return append([]string(nil), DefaultAlgorithms...) }
-	return []Scenario{
+	return append([]Scenario{
 		{
 			Name:        "boundary-burst",
 			Description: "500 requests just before a window boundary and 500 just after: a fixed window passes twice the limit",
@@ -164,6 +164,10 @@ func Catalog() []Scenario {
 		},
 		slowDownstream(),
 		flapping(),
+		priorityMix(),
+		gatewayBoundary(),
+		gatewayIdleSecond(),
+		gatewayOverLimit(),
 		{
 			Name:        "redis-race",
 			Description: "4 gateway instances, 4 ms round trips to one Redis, bursts of 200 requests in 20 ms every second: the atomic Lua script against §4.2's check-then-act",
@@ -191,7 +195,7 @@ func Catalog() []Scenario {
 			},
 			Algorithms: append([]string(nil), redisMemoryAlgorithms...),
 		},
-	}
+	}, keyedCatalog()...) // the keyed scenarios (catalog_keys.go)
 }
 
 // Names returns the catalog's scenario names in order.

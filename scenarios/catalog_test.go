@@ -57,11 +57,15 @@ func TestCatalogPins(t *testing.T) {
 		{"hot-key-overload", 10000, 5 * time.Second, 100000, 0, 6},
 		{"slow-downstream", 100, 40 * time.Second, -1, -1, 4},
 		{"flapping", 100, 30 * time.Second, -1, -1, 4},
+		{"priority-mix", 100, 10 * time.Second, 1500, 0, 4},
 		{"redis-race", 100, 5 * time.Second, 1000, 0, 3},
 		{"redis-skew", 100, 10 * time.Second, 2000, 0, 4},
 		{"redis-memory", 30, 60 * time.Second, -1, -1, 3},
+		{"gateway-boundary", 100, 3 * time.Second, 200, 900 * ms, 9},
+		{"gateway-idle-second", 1, 20 * time.Second, 190, 900 * ms, 5},
+		{"gateway-over-limit", 100, 60 * time.Second, 7200, 0, 10},
 	}
-	if len(tests) != len(Catalog()) {
+	if len(tests) != len(Catalog())-len(keyedCatalog()) { // keyed ones: TestKeyedCatalog
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))
 	}
 	for _, tc := range tests {

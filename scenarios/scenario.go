@@ -81,6 +81,9 @@ type Scenario struct {
 	// Downstream, if not nil, is the service behind every limiter: it gives
 	// each pass a response time and maybe an error (see Downstream).
 	Downstream *Downstream `yaml:"-"`
+	// PriorityShare, between 0 and 1, marks that seeded share of every
+	// arrival prioritized (Arrival.Priority; see catalog_priority.go).
+	PriorityShare float64 `yaml:"-"`
 }
 
 // Phase is one source of arrivals (or a clock step) on the run's true time
@@ -118,6 +121,9 @@ type Phase struct {
 	Seed *uint64 `yaml:"seed,omitempty"`
 	// Offset is the clock step (negative: the limiters' clock goes back).
 	Offset time.Duration `yaml:"offset,omitempty"`
+	// PhaseKeys are the phase's keys, users and priority share
+	// (population.go).
+	PhaseKeys `yaml:",inline"`
 }
 
 // Stage is one segment of a ramping phase: the rate moves linearly from the
@@ -330,6 +336,9 @@ func (p Phase) check() *fieldError {
 		startKey = "from"
 	case PhaseClockStep:
 		startKey = "at"
+	}
+	if e := p.checkKeys(); e != nil {
+		return e
 	}
 	if e := checkTime(startKey, p.Start); e != nil {
 		return e

@@ -17,6 +17,11 @@ type mergeStream struct {
 	si     int
 	offset time.Duration
 	end    time.Duration
+	// tags gives each source's arrivals their key, user and priority (nil
+	// entries: none); keys interns them; cols says what arrivals carry.
+	tags []*tagger
+	keys *KeyTable
+	cols Columns
 }
 
 // Stream returns the scenario's arrivals lazily and in time order. Phases
@@ -28,19 +33,23 @@ func (s Scenario) Stream() (Stream, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	m := &mergeStream{steps: clockSteps(s.Phases), end: s.Duration}
+	m := &mergeStream{steps: clockSteps(s.Phases), end: s.Duration, keys: NewKeyTable(), cols: scenarioColumns(s.Phases)}
 	for i, p := range s.Phases {
 		switch p.Type {
 		case PhaseIdle, PhaseClockStep:
 			continue
 		}
 		m.srcs = append(m.srcs, p.source(s.Duration, s.Seed, i))
+		m.tags = append(m.tags, newTagger(p, s.Seed, i, m.keys))
 	}
 	m.heap = make([]head, 0, len(m.srcs))
 	for i, src := range m.srcs {
 		if t, ok := src.next(); ok {
 			m.push(head{t: t, src: i})
 		}
+	}
+	if s.PriorityShare > 0 {
+		return withPriority(m, s.PriorityShare, s.Seed), nil
 	}
 	return m, nil
 }
@@ -105,7 +114,15 @@ func (m *mergeStream) Next() (Arrival, bool) {
 		m.offset += m.steps[m.si].offset
 		m.si++
 	}
-	return Arrival{At: top.t, Clock: top.t + m.offset}, true
+	a := Arrival{At: top.t, Clock: top.t + m.offset}
+	if m.cols.Keys != nil || m.cols.User {
+		a.Keys = [MaxKeyColumns]int32{NoKey, NoKey, NoKey, NoKey}
+		a.User = NoKey
+	}
+	if tg := m.tags[top.src]; tg != nil {
+		tg.tag(&a, m.keys)
+	}
+	return a, true
 }
 
 func (m *mergeStream) Err() error   { return nil }

@@ -34,6 +34,14 @@ type traceStream struct {
 	// cols is the number of columns: 1 (t_ms), 2 (t_ms,rt_ms) or 3
 	// (t_ms,rt_ms,error).
 	cols int
+
+	// named is set by a header with named columns (trace_columns.go);
+	// keys interns its key and user cells; cpu and load1 hold the last
+	// values of those columns; scratch unquotes cells.
+	named      *namedColumns
+	keys       *KeyTable
+	cpu, load1 float32
+	scratch    []byte
 }
 
 // StepsBack returns how many timestamps so far were below the one before
@@ -73,7 +81,7 @@ func NewTraceReader(r io.Reader, name string) Stream {
 func newTrace(r io.Reader, name string) *traceStream {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxTraceLine)
-	return &traceStream{name: name, sc: sc}
+	return &traceStream{name: name, sc: sc, keys: NewKeyTable()}
 }
 
 func (t *traceStream) fail(format string, args ...any) (Arrival, bool) {
@@ -104,25 +112,14 @@ func (t *traceStream) Next() (Arrival, bool) {
 	if t.done {
 		return Arrival{}, false
 	}
-	if t.line == 0 {
-		if !t.scan() {
-			if t.err == nil {
-				t.line = 1
-				return t.fail("the trace is empty; start it with the header line %s, then one timestamp in milliseconds per line", TraceHeader)
-			}
-			return Arrival{}, false
-		}
-		h := strings.TrimSpace(strings.TrimPrefix(t.sc.Text(), "\ufeff"))
-		t.cols = responseColumns(h)
-		if t.cols == 0 && h != TraceHeader {
-			if _, err := parseMillis(h); err == nil {
-				return t.fail("the first line is %q, not the header %s; add a first line %s", clip(h), TraceHeader, TraceHeader)
-			}
-			return t.fail("the header is %q, expected %s; make the first line exactly %s, or %s,rt_ms,error for recorded responses", clip(h), TraceHeader, TraceHeader, TraceHeader)
-		}
+	if t.line == 0 && !t.readHeader() {
+		return Arrival{}, false
 	}
 	if !t.scan() {
 		return Arrival{}, false
+	}
+	if t.named != nil {
+		return t.namedLine(t.sc.Bytes())
 	}
 	s := strings.TrimSpace(t.sc.Text())
 	if s == "" {
@@ -141,6 +138,42 @@ func (t *traceStream) Next() (Arrival, bool) {
 	}
 	t.prev = d
 	return Arrival{At: d, Clock: d}, true
+}
+
+// readHeader reads and checks the header line; false (with Err set) when
+// it is missing or wrong. Next calls it first; KeyColumns and Columns call
+// it so a trace's columns are known before its first arrival.
+func (t *traceStream) readHeader() bool {
+	if !t.scan() {
+		if t.err == nil {
+			t.line = 1
+			t.fail("the trace is empty; start it with the header line %s, then one timestamp in milliseconds per line", TraceHeader)
+			return false
+		}
+		return false
+	}
+	h := strings.TrimSpace(strings.TrimPrefix(t.sc.Text(), "\ufeff"))
+	t.cols = responseColumns(h)
+	if t.cols == 0 {
+		nc, ok, err := parseNamedHeader(h)
+		if err != nil {
+			t.fail("%v", err)
+			return false
+		}
+		t.named = nc
+		if ok {
+			t.cols = 1
+		}
+	}
+	if t.cols == 0 && h != TraceHeader {
+		if _, err := parseMillis(h); err == nil {
+			t.fail("the first line is %q, not the header %s; add a first line %s", clip(h), TraceHeader, TraceHeader)
+			return false
+		}
+		t.fail("the header is %q, expected %s; make the first line exactly %s, or %s,rt_ms,error for recorded responses", clip(h), TraceHeader, TraceHeader, TraceHeader)
+		return false
+	}
+	return true
 }
 
 func (t *traceStream) Err() error { return t.err }

@@ -48,7 +48,7 @@ func TestTraceResponseColumnErrors(t *testing.T) {
 		{"negative rt", "t_ms,rt_ms,error\n5,-3,1\n", `t.csv:2: rt_ms: "-3" is negative`},
 		{"bad error", "t_ms,rt_ms,error\n5,3,yes\n", `t.csv:2: error is "yes"; write 0`},
 		{"bad t", "t_ms,rt_ms,error\nx,3,1\n", `t.csv:2: t_ms: "x" is not a decimal number`},
-		{"bad header", "t_ms,latency\n5,3\n", `t.csv:1: the header is "t_ms,latency", expected t_ms`},
+		{"bad header", "latency,t_ms\n5,3\n", `t.csv:1: the header is "latency,t_ms", expected t_ms`},
 	} {
 		st := NewTraceReader(strings.NewReader(tc.in), "t.csv")
 		for {

@@ -51,7 +51,7 @@ func TestTraceErrors(t *testing.T) {
 		{"empty file", "", "t.csv:1: the trace is empty"},
 		{"missing header", "100\n200\n", `t.csv:1: the first line is "100", not the header t_ms; add a first line t_ms`},
 		{"wrong header", "time\n100\n", `t.csv:1: the header is "time", expected t_ms`},
-		{"two columns in header", "t_ms,user\n1\n", `t.csv:1: the header is "t_ms,user"`},
+		{"t_ms not first", "user,t_ms\n1\n", `t.csv:1: the header is "user,t_ms"`},
 		{"non-numeric", "t_ms\n1\nabc\n", `t.csv:3: "abc" is not a decimal number of milliseconds`},
 		{"blank line in the middle", "t_ms\n1\n\n2\n", "t.csv:3: blank line"},
 		{"two trailing newlines", "t_ms\n1\n\n", "t.csv:3: blank line"},

@@ -47,6 +47,8 @@ type rawPhase struct {
 	Seed      *uint64        `yaml:"seed"`
 	At        *time.Duration `yaml:"at"`
 	Offset    *time.Duration `yaml:"offset"`
+	// Keys, users and priority (population_yaml.go).
+	rawPhaseKeys `yaml:",inline"`
 }
 
 type rawStage struct {
@@ -204,6 +206,8 @@ func (p *parser) decodeError(err error) error {
 			where, keys = "in downstream", downstreamKeys
 		case "rawDownstreamPhase":
 			where, keys = "in a downstream phase", downstreamPhaseKeys
+		case "rawPopulation":
+			where, keys = "in keys or users", populationFieldKeys
 		}
 		if near := nearest(key, keys); near != "" {
 			return p.errAt(line, "unknown key %q %s; did you mean %q?", key, where, near)
@@ -255,6 +259,8 @@ func (p *parser) decodeError(err error) error {
 			return p.errAt(line, "%s: %s is not a list of stages; write e.g. [{target: 100, duration: 10s}]", subject, what)
 		case strings.HasSuffix(goType, "rawPhase"):
 			return p.errAt(line, "a phase is %s, not a mapping; write e.g. - %s", what, exampleByType[PhaseConstant])
+		case strings.HasSuffix(goType, "rawPopulation"):
+			return p.errAt(line, "%s: %s is not a mapping; write e.g. {count: 1000, dist: zipf, s: 1.1}", subject, what)
 		case strings.HasSuffix(goType, "rawStage"):
 			return p.errAt(line, "a stage is %s, not a mapping; write e.g. {target: 100, duration: 10s}", what)
 		case strings.HasSuffix(goType, "rawFile"):
@@ -628,6 +634,9 @@ func (p *parser) phase(i int, r *rawPhase, cursor *time.Duration, openPhase *int
 		ph.Duration = *r.To - ph.Start
 	}
 
+	if err := p.phaseKeys(i, &r.rawPhaseKeys, &ph); err != nil {
+		return Phase{}, err
+	}
 	if e := ph.check(); e != nil {
 		l := line
 		if e.key == "stages" && e.stage >= 0 {

@@ -38,6 +38,7 @@ type accumulator struct {
 	decisions int64
 
 	chain *chainStats // evented rows only (chain.go)
+	prio  prioAcc     // prioritized arrivals (priority.go)
 }
 
 func newAccumulator(cfg *Config) *accumulator {
@@ -153,13 +154,21 @@ func (b *Bin) merge(o Bin) {
 	b.Blocked += o.Blocked
 	b.WaitSum += o.WaitSum
 	b.WaitMax = max(b.WaitMax, o.WaitMax)
+	b.Borrowed += o.Borrowed
 }
 
-// add records one decision for an arrival at true time at.
-func (a *accumulator) add(at time.Duration, d algorithms.Decision) {
+// add records one decision for an arrival at true time at; prio is the
+// arrival's priority flag.
+func (a *accumulator) add(at time.Duration, d algorithms.Decision, prio bool) {
 	a.arrived++
 	b := a.binAt(int64(at))
 	b.Arrived++
+	if prio {
+		a.prio.arrived++
+		if d.Pass {
+			a.prio.passed++
+		}
+	}
 	if !d.Pass {
 		a.blocked++
 		b.Blocked++
@@ -175,6 +184,9 @@ func (a *accumulator) add(at time.Duration, d algorithms.Decision) {
 	b.WaitSum += w
 	if w > b.WaitMax {
 		b.WaitMax = w
+	}
+	if prio && w > 0 && a.prio.borrows {
+		a.prio.borrow(b, w)
 	}
 	if w == 0 {
 		// waitHist.add for no wait, inlined: max stays ≥ 0.
@@ -216,6 +228,12 @@ func (a *accumulator) addBatch(arr []scenarios.Arrival, ds []algorithms.Decision
 			a.binAtSlow(at)
 		}
 		cArrived++
+		if arr[j].Priority {
+			a.prio.arrived++
+			if d.Pass {
+				a.prio.passed++
+			}
+		}
 		if !d.Pass {
 			cBlocked++
 			continue
@@ -238,6 +256,9 @@ func (a *accumulator) addBatch(arr []scenarios.Arrival, ds []algorithms.Decision
 		b.WaitSum += w
 		if w > b.WaitMax {
 			b.WaitMax = w
+		}
+		if arr[j].Priority && a.prio.borrows {
+			a.prio.borrow(b, w)
 		}
 		a.waits.add(w)
 		adm = append(adm, t)
@@ -277,6 +298,7 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 		r.SampleCount = sc.SampleCount()
 	}
 	r.Redis = redisFigures(lim)
+	r.EpochMs, r.HasEpochMs = wallEpoch(lim)
 	r.MaxWindowPassed, r.LateAdmissions = a.window.result()
 	if at, ok := a.window.busiest(); ok {
 		r.MaxWindowEnd, r.HasMaxWindow = time.Duration(at), true
@@ -296,6 +318,7 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 	if a.chain != nil {
 		r.Chain = a.chain.result(lo, hi, a)
 	}
+	r.Priority = a.prio.result(a.arrived, a.passed)
 	r.Bins = make([]Bin, hi-lo)
 	if len(a.bins) > 0 {
 		copy(r.Bins[a.origin-lo:], a.bins)

@@ -32,7 +32,7 @@ func TestAddBatchMatchesPlainBins(t *testing.T) {
 			if rng.IntN(50) == 0 {
 				at -= time.Duration(rng.IntN(2000)) * time.Millisecond // out of order, before start too
 			}
-			arr[i] = scenarios.Arrival{At: at, Clock: at}
+			arr[i] = scenarios.Arrival{At: at, Clock: at, Priority: rng.IntN(3) == 0}
 			if rng.IntN(3) > 0 {
 				ds[i].Pass = true
 				if rng.IntN(2) == 0 {
@@ -41,17 +41,21 @@ func TestAddBatchMatchesPlainBins(t *testing.T) {
 			}
 		}
 		batched, single := newAccumulator(&cfg), newAccumulator(&cfg)
+		batched.prio.borrows, single.prio.borrows = true, true
 		for i := 0; i < n; {
 			k := min(n-i, 1+rng.IntN(700))
 			batched.addBatch(arr[i:i+k], ds[i:i+k])
 			i += k
 		}
 		for i := range arr {
-			single.add(arr[i].At, ds[i])
+			single.add(arr[i].At, ds[i], arr[i].Priority)
 		}
 		if batched.bin != single.bin || batched.arrived != single.arrived || batched.passed != single.passed ||
 			batched.blocked != single.blocked || batched.waits.n != single.waits.n || batched.waits.zero != single.waits.zero {
 			t.Fatalf("iter %d: batched and single totals differ", iter)
+		}
+		if batched.prio.arrived != single.prio.arrived || batched.prio.passed != single.prio.passed || batched.prio.borrowed != single.prio.borrowed {
+			t.Fatalf("iter %d: batched and single prioritized counts differ: %+v, %+v", iter, batched.prio, single.prio)
 		}
 		bin := batched.bin
 		want := map[int64]Bin{}
@@ -71,6 +75,9 @@ func TestAddBatchMatchesPlainBins(t *testing.T) {
 			b.Passed++
 			b.WaitSum += w
 			b.WaitMax = max(b.WaitMax, w)
+			if a.Priority && w > 0 {
+				b.Borrowed++
+			}
 			want[j] = b
 		}
 		for _, acc := range []*accumulator{batched, single} {

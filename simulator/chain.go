@@ -49,6 +49,7 @@ type outcome struct {
 	resp, failed, timeout bool
 	rt                    time.Duration
 	done                  bool
+	prio                  bool // the arrival is prioritized
 
 	// The arrival's recorded response (a trace with rt_ms,error).
 	traceResp   bool
@@ -93,6 +94,14 @@ type chainUnit struct {
 
 	transitions []Transition
 	probes      int64
+
+	// A row of one limiter that reads requests (algorithms.RequestLimiter)
+	// decides through reqStage, which reads req: the arrival being
+	// decided (only stage 0 of such a row is asked, at its arrival).
+	// exiter, when not nil, is told of every exit (a limiter whose
+	// reference reads its state when a request exits).
+	req    algorithms.Request
+	exiter algorithms.Exiter
 }
 
 // evented reports whether lim needs the chain executor.
@@ -112,6 +121,10 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	switch l := lim.(type) {
 	case *algorithms.Chain:
 		u.stages, u.breaker = l.Stages(), l.Breaker()
+	case algorithms.RequestLimiter:
+		// Before Stage: a row of one limiter that reads the request (a
+		// prioritized leap-array) decides it whole, as on the fast path.
+		u.stages = []algorithms.Stage{reqStage{l, &u.req}}
 	case algorithms.Stage:
 		u.stages = []algorithms.Stage{l}
 		u.breaker, _ = l.(*algorithms.CircuitBreaker)
@@ -122,6 +135,11 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 		u.ds = newDownstream(ds)
 	}
 	u.respond = u.ds != nil || traceResp || u.breaker != nil
+	if e, ok := lim.(algorithms.Exiter); ok && u.respond && len(u.stages) == 1 {
+		// Every pass then completes with an exit event: report them.
+		e.ReportExits()
+		u.exiter = e
+	}
 	return u
 }
 
@@ -132,6 +150,18 @@ type decideStage struct{ algorithms.Limiter }
 func (d decideStage) Check(now time.Duration) algorithms.Decision { return d.Decide(now) }
 func (d decideStage) Record(time.Duration)                        {}
 
+// reqStage is decideStage for a RequestLimiter: it decides the request
+// its unit is arriving.
+type reqStage struct {
+	algorithms.RequestLimiter
+	req *algorithms.Request
+}
+
+func (d reqStage) Check(now time.Duration) algorithms.Decision {
+	return d.DecideRequest(now, d.req)
+}
+func (d reqStage) Record(time.Duration) {}
+
 func (u *chainUnit) get(seq int64) *outcome { return &u.pend[u.off+int(seq-u.base)] }
 
 // arrive feeds arrival seq.
@@ -141,7 +171,8 @@ func (u *chainUnit) arrive(seq int64, a scenarios.Arrival) {
 		u.pend, u.off, u.base = u.pend[:0], 0, seq
 	}
 	u.pend = append(u.pend, outcome{seq: seq, at: a.At, clock: a.Clock,
-		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT})
+		traceResp: a.HasResponse, traceFailed: a.Failed, traceRT: a.RT, prio: a.Priority})
+	requestOf(&a, &u.req)
 	u.step(seq, 0, a.Clock)
 	u.emit()
 }
@@ -235,6 +266,9 @@ func (u *chainUnit) step(seq int64, k int, t time.Duration) {
 // complete is the exit of an admitted request at exit.
 func (u *chainUnit) complete(seq int64, exit time.Duration, failed, timeout bool) {
 	o := u.get(seq)
+	if u.exiter != nil {
+		u.exiter.Exit(exit)
+	}
 	if b := u.breaker; b != nil {
 		before := b.State()
 		b.Complete(o.clock, exit, failed)

@@ -621,9 +621,10 @@ func parseRows(t *testing.T, s string) []parsedRow {
 	t.Helper()
 	var out []parsedRow
 	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
-		// The spec is quoted; the last seven fields follow it.
+		// The spec is quoted; the last eight fields follow it (the
+		// priority column last).
 		f := strings.Split(line, ",")
-		f = f[len(f)-7:]
+		f = f[len(f)-8 : len(f)-1]
 		var r parsedRow
 		r.verdict, r.stage = f[2], f[4]
 		w, _ := strconv.ParseInt(f[3], 10, 64)

@@ -55,7 +55,7 @@ func newChainRow(lim algorithms.Limiter, acc *accumulator, rows *decisionWriter,
 }
 
 func (r *chainRow) out(o *outcome) {
-	r.acc.add(o.at, o.dec)
+	r.acc.add(o.at, o.dec, o.prio)
 	if o.resp {
 		r.acc.chain.addResponse(r.acc, o)
 	}
@@ -124,7 +124,7 @@ func (d *decisionWriter) outcome(o *outcome) {
 			b = append(b, "flow,,"...)
 		}
 	}
-	b = append(b, '\n')
+	b = appendPriority(b, o.prio)
 	d.buf = b
 	d.w.Write(b) // the error is sticky; see err
 }

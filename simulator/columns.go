@@ -59,6 +59,10 @@ type Column struct {
 	// Completed is how many calls completed in the column's bins: with
 	// none, RTMs has no value (a chart leaves a gap, not 0 ms).
 	Completed int64
+	// Borrowed is the mean rate of the borrowed passes (Bin.Borrowed) over
+	// the column's bins, per second: the part of Pass.Mean that waited for
+	// a future window.
+	Borrowed float64
 }
 
 // Columns reduces one limiter's bins overlapping [from, to) to at most n
@@ -111,6 +115,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 				c.RTMs = ms(b.RTSum) / float64(b.Completed)
 			}
 			c.Completed = b.Completed
+			c.Borrowed = float64(b.Borrowed) / binS
 			out = append(out, c)
 		}
 		return out
@@ -129,6 +134,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		cur.Arrival.Mean /= k
 		cur.Pass.Mean /= k
 		cur.Window.Mean /= k
+		cur.Borrowed /= k
 		if passed > 0 {
 			cur.WaitMs = ms(waitSum) / float64(passed)
 		}
@@ -156,6 +162,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		cur.Arrival.add(float64(b.Arrived)/binS, first)
 		cur.Pass.add(float64(b.Passed)/binS, first)
 		cur.Window.add(float64(winAt(j))/spanS, first)
+		cur.Borrowed += float64(b.Borrowed) / binS
 		waitSum += b.WaitSum
 		passed += b.Passed
 		rtSum += b.RTSum

@@ -137,6 +137,7 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	var wg sync.WaitGroup
 	for i, lim := range limiters {
 		accs[i] = newAccumulator(&cfg)
+		accs[i].prio = newPrioAcc(lim)
 		ins[i] = make(chan *batch, batchesInFlight)
 		var w io.Writer
 		if cfg.Decisions != nil {
@@ -297,7 +298,7 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 	acc.addBatch(arr, ds)
 	if rows != nil {
 		for j := range arr {
-			rows.row(b.seq+int64(j), arr[j].Clock, ds[j])
+			rows.row(b.seq+int64(j), arr[j].Clock, ds[j], arr[j].Priority)
 		}
 		return rows.err()
 	}
@@ -319,7 +320,7 @@ func newDecisionWriter(w io.Writer, spec string) *decisionWriter {
 	}
 }
 
-func (d *decisionWriter) row(seq int64, clock time.Duration, dec algorithms.Decision) {
+func (d *decisionWriter) row(seq int64, clock time.Duration, dec algorithms.Decision, prio bool) {
 	b := append(d.buf[:0], d.prefix...)
 	b = strconv.AppendInt(b, seq, 10)
 	b = append(b, ',')
@@ -331,7 +332,7 @@ func (d *decisionWriter) row(seq int64, clock time.Duration, dec algorithms.Deci
 	} else {
 		b = append(b, ",block,0,flow,,"...)
 	}
-	b = append(b, '\n')
+	b = appendPriority(b, prio)
 	d.buf = b
 	d.w.Write(b) // the error is sticky; see err
 }

@@ -197,13 +197,13 @@ func TestDecisionRows(t *testing.T) {
 	if _, err := Run(context.Background(), &sliceStream{arr: arr}, lims, cfg); err != nil {
 		t.Fatal(err)
 	}
-	want0 := "alternate,0,1,pass,0,,,\nalternate,1,1500,block,0,flow,,\nalternate,2,3,pass,0,,,\n"
+	want0 := "alternate,0,1,pass,0,,,,0\nalternate,1,1500,block,0,flow,,,0\nalternate,2,3,pass,0,,,,0\n"
 	if bufs[0].String() != want0 {
 		t.Errorf("alternate rows:\n%s\nwant:\n%s", bufs[0].String(), want0)
 	}
-	want1 := `"queue:wait=3ms,x=1",0,1,pass,3000000,,,` + "\n" +
-		`"queue:wait=3ms,x=1",1,1500,pass,3000000,,,` + "\n" +
-		`"queue:wait=3ms,x=1",2,3,pass,3000000,,,` + "\n"
+	want1 := `"queue:wait=3ms,x=1",0,1,pass,3000000,,,,0` + "\n" +
+		`"queue:wait=3ms,x=1",1,1500,pass,3000000,,,,0` + "\n" +
+		`"queue:wait=3ms,x=1",2,3,pass,3000000,,,,0` + "\n"
 	if bufs[1].String() != want1 {
 		t.Errorf("queue rows:\n%s\nwant:\n%s", bufs[1].String(), want1)
 	}

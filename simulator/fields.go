@@ -35,8 +35,12 @@ func numberFields(t reflect.Type, out []string) []string {
 		if name == "" || name == "-" {
 			continue
 		}
-		switch k := f.Type.Kind(); {
-		case f.Type == num,
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer { // an optional number (epoch_ms)
+			ft = ft.Elem()
+		}
+		switch k := ft.Kind(); {
+		case ft == num,
 			k >= reflect.Int && k <= reflect.Uint64,
 			k == reflect.Float32 || k == reflect.Float64:
 			out = append(out, name)

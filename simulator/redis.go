@@ -27,6 +27,13 @@ type (
 	batchDecider interface {
 		DecideBatch(clocks []time.Duration, out []algorithms.Decision)
 	}
+	// keyedBatchDecider is a batchDecider bound to a key column (a redis-*
+	// spec with key=COLUMN): it also reads each arrival's key id in that
+	// column; KeyColumnIndex is -1 when it has none.
+	keyedBatchDecider interface {
+		KeyColumnIndex() int
+		DecideBatchKeys(clocks []time.Duration, keys []int32, out []algorithms.Decision)
+	}
 )
 
 // decideBatch lets a batchDecider decide arr into ds; false if lim is not
@@ -39,6 +46,15 @@ func decideBatch(lim algorithms.Limiter, arr []scenarios.Arrival, ds []algorithm
 	clocks := make([]time.Duration, len(arr))
 	for j := range arr {
 		clocks[j] = arr[j].Clock
+	}
+	if kb, ok := lim.(keyedBatchDecider); ok && kb.KeyColumnIndex() >= 0 {
+		col := kb.KeyColumnIndex()
+		keys := make([]int32, len(arr))
+		for j := range arr {
+			keys[j] = arr[j].Keys[col]
+		}
+		kb.DecideBatchKeys(clocks, keys, ds)
+		return true
 	}
 	b.DecideBatch(clocks, ds)
 	return true
@@ -90,7 +106,6 @@ type redisSummaryJS struct {
 	RedisCommands    int64   `json:"redis_commands"`
 	RedisPeakMembers int64   `json:"redis_peak_members"`
 	RedisPeakBytes   jsonNum `json:"redis_peak_bytes"`
-	EpochMs          int64   `json:"epoch_ms"`
 }
 
 func redisSummary(a *AlgoResult) *redisSummaryJS {
@@ -100,7 +115,6 @@ func redisSummary(a *AlgoResult) *redisSummaryJS {
 	js := &redisSummaryJS{
 		RedisCommands:    a.Redis.Commands,
 		RedisPeakMembers: a.Redis.PeakMembers,
-		EpochMs:          a.Redis.EpochMs,
 	}
 	if a.Redis.PeakBytes >= 0 {
 		js.RedisPeakBytes = jsonNum(strconv.FormatInt(a.Redis.PeakBytes, 10))

@@ -48,7 +48,7 @@ func csvField(s string) string {
 
 // DecisionsHeader is the header line of a decisions CSV; Run writes rows
 // only, so that a caller may write one file per limiter or one for all.
-const DecisionsHeader = "algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error\n"
+const DecisionsHeader = "algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error,priority\n"
 
 // SeriesHeader is the header line of WriteSeriesCSV.
 const SeriesHeader = "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms,wait_max_ms\n"
@@ -59,7 +59,12 @@ const SeriesHeader = "algorithm,bin_start_ms,arrived,passed,blocked,wait_mean_ms
 func WriteSeriesCSV(w io.Writer, r *Result) error {
 	bw := bufio.NewWriter(w)
 	chain := HasResponses(r)
-	bw.WriteString(seriesHeader(chain))
+	borrowed := HasBorrowed(r)
+	h := seriesHeader(chain)
+	if borrowed {
+		h = h[:len(h)-1] + SeriesBorrowedColumn + "\n"
+	}
+	bw.WriteString(h)
 	var b []byte
 	for _, a := range r.Algorithms {
 		name := csvField(a.Spec)
@@ -83,6 +88,9 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			b = append(b, fmtMs(bin.WaitMax)...)
 			if chain {
 				b = appendResponseBin(b, &bin)
+			}
+			if borrowed {
+				b = appendBorrowedBin(b, &bin)
 			}
 			b = append(b, '\n')
 			bw.Write(b)
@@ -131,8 +139,12 @@ type algoSummaryJS struct {
 	WaitMaxMs       jsonNum `json:"wait_max_ms"`
 	StateBytes      int     `json:"state_bytes"`
 	LateAdmissions  int64   `json:"late_admissions,omitempty"`
+	// EpochMs is set for limiters that read a wall clock: the redis-*
+	// ones and the gateway limiters (see epochMs).
+	EpochMs *int64 `json:"epoch_ms,omitempty"`
 	*chainSummaryJS
 	*redisSummaryJS
+	*prioritySummaryJS
 }
 
 func passRatio(passed, arrived int64) float64 {
@@ -190,6 +202,8 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		}
 		js.chainSummaryJS = chainSummary(a.Chain)
 		js.redisSummaryJS = redisSummary(&r.Algorithms[i])
+		js.prioritySummaryJS = prioritySummary(a.Priority)
+		js.EpochMs = epochMs(&r.Algorithms[i])
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

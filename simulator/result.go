@@ -69,10 +69,18 @@ type AlgoResult struct {
 	NsPerDecision float64
 	// Redis holds a Redis limiter's figures (nil for the others).
 	Redis *RedisFigures
+	// EpochMs is the Unix ms that virtual time 0 maps to for a limiter that
+	// reads a wall clock (kong, traefik, haproxy); HasEpochMs says there is
+	// one. A Redis limiter's is in Redis.
+	EpochMs    int64
+	HasEpochMs bool
 	// Chain holds the responses and the breaker of an evented row (a
 	// chain, a breaker, or any row with a downstream or recorded
 	// responses); nil on the fast path.
 	Chain *ChainResult
+	// Priority describes the prioritized arrivals (nil when there were
+	// none; see priority.go).
+	Priority *PriorityResult
 }
 
 // ChainResult is what an evented row adds: its responses and its
@@ -108,6 +116,10 @@ type Bin struct {
 	// by their exit time; RTSum and RTMax describe their response times.
 	Completed, Errors, Timeouts int64
 	RTSum, RTMax                time.Duration
+	// Borrowed counts the passes admitted in this bin that waited for a
+	// future window and were counted there in advance (prioritized
+	// requests on leap-array with occupy-timeout); they are among Passed.
+	Borrowed int64
 }
 
 // TuneResult is the outcome of running leap-array at several sample counts

@@ -72,11 +72,11 @@ func TestRunTraceWithResponses(t *testing.T) {
 	}
 	dec := string(readFile(t, filepath.Join(out, "decisions.csv")))
 	for _, row := range []string{
-		spec + ",4,4000000,pass,0,,200000000,1\n",
-		spec + ",5,300000000,block,0,breaker,,\n",
-		spec + ",6,1205000000,pass,0,,5000000,0\n",
-		spec + ",7,1206000000,block,0,breaker,,\n",
-		spec + ",8,1300000000,pass,0,,5000000,0\n",
+		spec + ",4,4000000,pass,0,,200000000,1,0\n",
+		spec + ",5,300000000,block,0,breaker,,,0\n",
+		spec + ",6,1205000000,pass,0,,5000000,0,0\n",
+		spec + ",7,1206000000,block,0,breaker,,,0\n",
+		spec + ",8,1300000000,pass,0,,5000000,0,0\n",
 	} {
 		if !strings.Contains(dec, row) {
 			t.Errorf("decisions.csv lacks %q:\n%s", row, dec)

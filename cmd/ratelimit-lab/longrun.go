@@ -112,10 +112,10 @@ func decisionsBytes(n float64, start, end time.Duration, limiters []algorithms.L
 		if _, q := queueingLimiters[strings.SplitN(spec, ":", 2)[0]]; q {
 			wait = 8 // waits of a few ms in ns
 		}
-		// spec , seq , t_ns , verdict , wait , stage , rt_ns , error \n
-		// (",,," for a pass, ",flow,," for a block: 5 on average; rows
-		// with responses add their rt_ns and error).
-		per += float64(len(spec)) + 1 + seqDigits + 1 + tDigits + 1 + 4.5 + 1 + wait + 5 + 1
+		// spec , seq , t_ns , verdict , wait , stage , rt_ns , error ,
+		// priority \n (",,," for a pass, ",flow,," for a block: 5 on
+		// average; rows with responses add their rt_ns and error).
+		per += float64(len(spec)) + 1 + seqDigits + 1 + tDigits + 1 + 4.5 + 1 + wait + 5 + 2 + 1
 	}
 	return float64(len(simulator.DecisionsHeader)) + n*per
 }

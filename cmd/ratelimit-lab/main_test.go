@@ -152,7 +152,7 @@ func TestRunIsDeterministic(t *testing.T) {
 		}
 	}
 	dec := string(prev["decisions.csv"])
-	if !strings.HasPrefix(dec, "algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error\n") || !strings.Contains(dec, ",pass,") {
+	if !strings.HasPrefix(dec, "algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error,priority\n") || !strings.Contains(dec, ",pass,") {
 		t.Errorf("decisions.csv: %.200s", dec)
 	}
 }
@@ -181,14 +181,14 @@ func TestRunTrace(t *testing.T) {
 	dec := string(readFile(t, filepath.Join(out, "decisions.csv")))
 	// 999 ms is back in the first window: the counter belongs to the
 	// newest window (1 pass so far), so it passes and is counted nowhere.
-	want := "algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error\n" +
-		"\"fixed-window:limit=2,window=1s\",0,0,pass,0,,,\n" +
-		"\"fixed-window:limit=2,window=1s\",1,500000,pass,0,,,\n" +
-		"\"fixed-window:limit=2,window=1s\",2,1000000,block,0,flow,,\n" +
-		"\"fixed-window:limit=2,window=1s\",3,1500000,block,0,flow,,\n" +
-		"\"fixed-window:limit=2,window=1s\",4,1000000000,pass,0,,,\n" +
-		"\"fixed-window:limit=2,window=1s\",5,999000000,pass,0,,,\n" +
-		"\"fixed-window:limit=2,window=1s\",6,2000250000,pass,0,,,\n"
+	want := "algorithm,seq,t_ns,verdict,wait_ns,stage,rt_ns,error,priority\n" +
+		"\"fixed-window:limit=2,window=1s\",0,0,pass,0,,,,0\n" +
+		"\"fixed-window:limit=2,window=1s\",1,500000,pass,0,,,,0\n" +
+		"\"fixed-window:limit=2,window=1s\",2,1000000,block,0,flow,,,0\n" +
+		"\"fixed-window:limit=2,window=1s\",3,1500000,block,0,flow,,,0\n" +
+		"\"fixed-window:limit=2,window=1s\",4,1000000000,pass,0,,,,0\n" +
+		"\"fixed-window:limit=2,window=1s\",5,999000000,pass,0,,,,0\n" +
+		"\"fixed-window:limit=2,window=1s\",6,2000250000,pass,0,,,,0\n"
 	if dec != want {
 		t.Errorf("decisions.csv:\n%s\nwant:\n%s", dec, want)
 	}

@@ -11,7 +11,8 @@ import (
 )
 
 // redisSession builds a run's redis-* limiters on one backend, opened on
-// the first redis-* spec: the embedded server, or --redis URL.
+// the first redis-* spec: the embedded native default, the embedded Lua
+// interpreter (--redis lua), or a real server (--redis URL).
 type redisSession struct {
 	ctx      context.Context
 	url      string
@@ -29,9 +30,12 @@ func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, er
 		return nil, err
 	}
 	if r.backend == nil {
-		if r.url == "" {
+		switch r.url {
+		case "":
 			r.backend, err = distributed.OpenEmbedded()
-		} else {
+		case "lua":
+			r.backend, err = distributed.OpenEmbeddedLua()
+		default:
 			r.backend, err = distributed.OpenURL(r.ctx, r.url)
 		}
 		if err != nil {

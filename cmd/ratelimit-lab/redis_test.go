@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,33 +53,50 @@ func TestRunRedisRace(t *testing.T) {
 	}
 }
 
-// The same run on a real server writes the same files, memory aside.
-func TestRunRedisEmbeddedEqualsReal(t *testing.T) {
+// The same run on the embedded native default, the embedded Lua
+// interpreter (--redis lua) and a real server (when RATELIMIT_LAB_REDIS_URL
+// is set; CI=true requires it) writes the same files, memory aside.
+func TestRunRedisBackendsAgree(t *testing.T) {
 	url := os.Getenv(envRedisURL)
-	if url == "" {
-		t.Skip(envRedisURL + " is not set: no real Redis server to compare with")
+	if url == "" && os.Getenv("CI") == "true" {
+		t.Fatal("CI=true but " + envRedisURL + " is not set: run the tests through .ci/run, which starts redis-server")
 	}
+	gateways := []string{"--algo", "redis-spring-gateway:replenish-rate=100,burst-capacity=150,instances=4,rtt=4ms",
+		"--algo", "redis-envoy-ratelimit:limit=100,local-cache=true,instances=4,rtt=4ms",
+		"--algo", "redis-cell:max-burst=20,count=100,instances=4,rtt=4ms,clock=redis"}
 	dir := t.TempDir()
-	for _, sc := range []string{"redis-race", "redis-skew"} {
-		emb, real := filepath.Join(dir, sc+"-embedded"), filepath.Join(dir, sc+"-real")
-		for _, args := range [][]string{{"--out", emb}, {"--out", real, "--redis", url}} {
-			if _, stderr, code := binary(t, append([]string{"run", sc, "--decisions", "--quiet", "--chart", "none"}, args...)...); code != 0 {
-				t.Fatalf("%s %v: exit %d: %s", sc, args, code, stderr)
-			}
+	for _, run := range [][]string{{"redis-race"}, {"redis-skew"}, append([]string{"redis-race"}, gateways...)} {
+		name := strings.Join(run, " ")
+		outs := map[string][]string{"native": nil, "lua": {"--redis", "lua"}}
+		if url != "" {
+			outs["real"] = []string{"--redis", url}
 		}
-		for _, f := range []string{"decisions.csv", "series.csv"} {
-			if a, b := readFile(t, filepath.Join(emb, f)), readFile(t, filepath.Join(real, f)); string(a) != string(b) {
-				t.Errorf("%s: %s differs between the embedded and the real server", sc, f)
+		files := map[string]string{}
+		for backend, args := range outs {
+			out := filepath.Join(dir, fmt.Sprintf("%d-%s", len(files), backend))
+			files[backend] = out
+			if _, stderr, code := binary(t, append(append(append([]string{"run"}, run...), "--decisions", "--quiet", "--chart", "none", "--out", out), args...)...); code != 0 {
+				t.Fatalf("%s on %s: exit %d: %s", name, backend, code, stderr)
 			}
 		}
 		bytes := regexp.MustCompile(`"redis_peak_bytes": (null|\d+)`)
-		a := bytes.ReplaceAllString(string(readFile(t, filepath.Join(emb, "summary.json"))), "")
-		b := string(readFile(t, filepath.Join(real, "summary.json")))
-		if !strings.Contains(b, `"redis_peak_bytes": `) || strings.Contains(b, `"redis_peak_bytes": null`) {
-			t.Errorf("%s: the real server's summary has no measured redis_peak_bytes", sc)
-		}
-		if a != bytes.ReplaceAllString(b, "") {
-			t.Errorf("%s: summary.json differs between the embedded and the real server beyond redis_peak_bytes", sc)
+		for backend, out := range files {
+			if backend == "native" {
+				continue
+			}
+			for _, f := range []string{"decisions.csv", "series.csv"} {
+				if a, b := readFile(t, filepath.Join(files["native"], f)), readFile(t, filepath.Join(out, f)); string(a) != string(b) {
+					t.Errorf("%s: %s differs between the native default and %s", name, f, backend)
+				}
+			}
+			a := string(readFile(t, filepath.Join(files["native"], "summary.json")))
+			b := string(readFile(t, filepath.Join(out, "summary.json")))
+			if backend == "real" && (!strings.Contains(b, `"redis_peak_bytes": `) || strings.Contains(b, `"redis_peak_bytes": null`)) {
+				t.Errorf("%s: the real server's summary has no measured redis_peak_bytes", name)
+			}
+			if bytes.ReplaceAllString(a, "") != bytes.ReplaceAllString(b, "") {
+				t.Errorf("%s: summary.json differs between the native default and %s beyond redis_peak_bytes", name, backend)
+			}
 		}
 	}
 }

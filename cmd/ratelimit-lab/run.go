@@ -40,7 +40,7 @@ type RunOptions struct {
 	Format string
 	FailIf []string
 	// Redis is the URL of a real server for the redis-* limiters ("" for
-	// the embedded one).
+	// the embedded native default, "lua" for the embedded Lua).
 	Redis string
 	// Rules are the --rules files whose rules become rows.
 	Rules rulesOptions
@@ -54,7 +54,8 @@ func NewCmdRun(io *IOStreams, runF func(context.Context, *RunOptions) error) *co
 		Use:   "run [SCENARIO | FILE.yaml] [flags]",
 		Short: "Replay a scenario or a trace through the limiters",
 		Long: `Run replays the arrivals of a built-in scenario, a YAML scenario file or a
-recorded trace (--trace) through every chosen limiter on a virtual clock.
+recorded trace (--trace: a CSV trace or an access log, see docs/formats.md)
+through every chosen limiter on a virtual clock.
 
 It prints a summary and writes, under --out (default out/<scenario or
 trace name>): series.csv (per-bin counts), summary.json, chart.png and,
@@ -79,6 +80,7 @@ with status 3, its files written.`,
   ratelimit-lab run scenarios/examples/clock-step.yaml --decisions
   ratelimit-lab run --trace requests.csv --limit 200 --bin 100ms
   cat requests.csv | ratelimit-lab run --trace - --limit 200
+  ratelimit-lab run --trace access.log.gz --key ip --user user --limit 10
   ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json
   ratelimit-lab run poisson --rules examples/rules/sentinel-flow-rules.json`,
 		Args: cobra.MaximumNArgs(1),
@@ -104,7 +106,7 @@ with status 3, its files written.`,
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the summary table")
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
-	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB instead of the embedded one")
+	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB, or lua for the embedded Lua interpreter, instead of the embedded native default")
 	opts.Rules.addFlags(cmd)
 	return cmd
 }
@@ -264,6 +266,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		defer parts.remove()
 		p.cfg.Decisions = parts.writer
 	}
+	p.src.printNotes(opts.IO.ErrOut)
 	planned := binNotice(opts.IO.ErrOut, p.cfg.End-p.cfg.Start, p.cfg.Bin)
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
@@ -322,6 +325,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		rep.Notes = append(rep.Notes, note)
 	}
 	if note := breakerNote(res, p.cfg.Downstream); note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
+	if note := priorityNote(res); note != "" { // priority_note.go
 		rep.Notes = append(rep.Notes, note)
 	}
 	if err := render(opts.IO.Out, rep); err != nil {

@@ -25,13 +25,23 @@ type sourceOptions struct {
 	Seed     uint64
 	// In is what --trace - reads.
 	In io.Reader
+	// TraceFormat, Keys, User and TimeField read an access log (see
+	// scenarios.LogOptions).
+	TraceFormat string
+	Keys        []string
+	User        string
+	TimeField   string
 
 	limitSet, durationSet, seedSet bool
 }
 
 func (o *sourceOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.Trace, "trace", "", "replay a CSV trace (header t_ms, one time per line); - is stdin")
+	f.StringVar(&o.Trace, "trace", "", "replay a CSV trace (header t_ms[,key,...]) or an access log, gzipped or not; - is stdin")
+	f.StringVar(&o.TraceFormat, "trace-format", scenarios.FormatAuto, "--trace's format: "+strings.Join(scenarios.TraceFormats, ", ")+" (auto: by its first line)")
+	f.StringSliceVar(&o.Keys, "key", nil, "access log field(s) that key each request (combined/common: ip, user, method, path, status, agent, referer; jsonl: any field); the first is also the column key")
+	f.StringVar(&o.User, "user", "", "access log field naming the user behind a key (fills the users_hurt figures)")
+	f.StringVar(&o.TimeField, "time-field", "", "jsonl: the field holding the time (default: the first of time, timestamp, ts, @timestamp, msec, ...)")
 	f.Float64Var(&o.Limit, "limit", 0, "replace the scenario's limit in req/s; its traffic scales with it")
 	f.DurationVar(&o.Duration, "duration", 0, "replace the scenario's duration (not with --trace)")
 	f.Uint64Var(&o.Seed, "seed", 0, "replace the scenario's random seed (not with --trace)")
@@ -65,6 +75,18 @@ type source struct {
 	spool string
 	// Downstream is the scenario's modelled service, or nil.
 	Downstream *scenarios.Downstream
+	// Notes say how an access log was read (its time 0, whole seconds);
+	// the command prints them on stderr before the run.
+	Notes []string
+	// Origin is the absolute time of an access log's 0 (zero otherwise).
+	Origin time.Time
+}
+
+// printNotes writes the source's notes, one "note:" line each.
+func (s *source) printNotes(w io.Writer) {
+	for _, n := range s.Notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
 }
 
 // cleanup removes what resolving the source left on disk.
@@ -87,6 +109,16 @@ func (o *sourceOptions) resolve() (*source, error) {
 	}
 	if o.durationSet && o.Duration <= 0 {
 		return nil, fmt.Errorf("--duration must be positive, got %v (for example --duration 10s)", o.Duration)
+	}
+	if o.Trace == "" {
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{{"--key", len(o.Keys) > 0}, {"--user", o.User != ""}, {"--time-field", o.TimeField != ""}, {"--trace-format", o.TraceFormat != "" && o.TraceFormat != scenarios.FormatAuto}} {
+			if f.set {
+				return nil, fmt.Errorf("%s applies to --trace; give the access log with --trace FILE", f.flag)
+			}
+		}
 	}
 	if o.Arg == "" && o.Trace == "" {
 		return nil, errors.New("name a scenario, a scenario file or --trace FILE (run 'ratelimit-lab list' to see the scenarios)")
@@ -144,7 +176,8 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 		return nil, errors.New("--seed does not apply to --trace: a trace has no randomness")
 	}
 	path, name := o.Trace, o.Trace
-	s := &source{Name: strings.TrimSuffix(filepath.Base(o.Trace), filepath.Ext(o.Trace))}
+	base := strings.TrimSuffix(filepath.Base(o.Trace), ".gz")
+	s := &source{Name: strings.TrimSuffix(base, filepath.Ext(base))}
 	if o.Trace == "-" {
 		name, s.Name = "stdin", "stdin"
 	}
@@ -158,10 +191,20 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 		}
 		path, s.spool = spool, spool
 	}
-	start, end, n, err := scenarios.TraceSpanAs(path, name)
+	lo := scenarios.LogOptions{Format: o.TraceFormat, Keys: o.Keys, User: o.User, TimeField: o.TimeField}
+	info, err := scenarios.ScanLog(path, name, lo)
 	if err != nil {
 		s.cleanup()
 		return nil, err
+	}
+	start, end, n := info.Start, info.End, info.N
+	lo.Origin = info.Origin
+	if info.Format != scenarios.FormatCSV {
+		s.Origin = info.Origin
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: %s log, times shifted so its earliest line (%s) is at 0", name, info.Format, info.Origin.Format(time.RFC3339Nano)))
+		if info.WholeSeconds {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s has whole-second timestamps, so each second's requests all arrive at its start: sub-second behaviour (bursts, burst=0, windows under 1s) is meaningless here; log nginx's $msec first (or a JSON time with milliseconds) for exact times", name))
+		}
 	}
 	s.Limit = sc.Limit
 	s.Start = floorSecond(start)
@@ -169,7 +212,7 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 	s.Algorithms = sc.Algorithms
 	s.Expected = n
 	s.Approx = float64(n)
-	s.Open = func() (scenarios.Stream, error) { return scenarios.OpenTraceAs(path, name) }
+	s.Open = func() (scenarios.Stream, error) { return scenarios.OpenLog(path, name, lo) }
 	if o.limitSet {
 		s.Limit = o.Limit
 	}

@@ -134,6 +134,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	defer dir.Abort()
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
+	p.src.printNotes(opts.IO.ErrOut)
 	res, err := simulator.Tune(ctx, p.src.Open, p.src.Limit, opts.Interval, opts.SampleCounts, p.cfg)
 	bar.finish()
 	if err != nil {

@@ -72,7 +72,7 @@ func halfOpenCounts(rows string, spans []interval) (passes, blocks int64) {
 	sc := bufio.NewScanner(strings.NewReader(rows))
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), ",")
-		f = f[len(f)-7:]
+		f = f[len(f)-8 : len(f)-1] // the seven fields after the spec, before priority
 		t, _ := strconv.ParseInt(f[1], 10, 64)
 		at := time.Duration(t)
 		for _, s := range spans {

@@ -45,6 +45,8 @@ func Generate(ctx context.Context, root string) ([]byte, error) {
 		g.race,
 		g.breakerProbe, g.breakerHalfOpen, g.breakerMinRequests, g.breakerQueueWait,
 		g.redis,
+		g.priority,
+		g.gatewaySections,
 	} {
 		if err := section(); err != nil {
 			return nil, err
@@ -100,7 +102,7 @@ func (g *gen) header() {
 The articles that led to this lab make claims about fixed and sliding
 windows, Sentinel's warm-up, its Go port, other references, the
 check-then-add race, Sentinel's circuit breaker and limits shared through
-Redis. Each section below states a claim, the
+Redis, and the limiters gateways ship. Each section below states a claim, the
 lab's measurement, the command that reproduces it and a one-line verdict.
 "Max 1 s window" is the largest number of passes in any sliding window
 (t − 1 s, t] of true time (max_window_passed); passes are counted when they

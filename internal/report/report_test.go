@@ -98,6 +98,7 @@ func TestCSVHoldsEverySummaryField(t *testing.T) {
 	// An evented row and a Redis row bring their own fields.
 	r.Result.Algorithms[0].Chain = &simulator.ChainResult{Responses: true, Breaker: "circuit-breaker:strategy=error-count,threshold=5"}
 	r.Result.Algorithms[1].Redis = &simulator.RedisFigures{Commands: 3, PeakMembers: 2, PeakBytes: -1}
+	r.Result.Algorithms[0].Priority = &simulator.PriorityResult{Arrived: 3, Passed: 2, WaitedForNextWindow: 1}
 	var b bytes.Buffer
 	if err := CSV(&b, r); err != nil {
 		t.Fatal(err)
@@ -142,6 +143,10 @@ func TestCSVHoldsEverySummaryField(t *testing.T) {
 	}
 	if recs[3][col("algorithm")] != "leaky-bucket:limit=500,interval=1s,max-queue=0s" || recs[3][col("scenario")] != "boundary-burst" {
 		t.Errorf("row 3: %v", recs[3])
+	}
+	// An object (priority) is one line of compact JSON.
+	if p := recs[1][col("priority")]; !strings.HasPrefix(p, `{"arrived":3,"passed":2,`) || strings.Contains(p, "\n") {
+		t.Errorf("priority cell %q", p)
 	}
 }
 

@@ -31,6 +31,13 @@ func (f Field) text() string {
 	if json.Unmarshal(f.Raw, &s) == nil {
 		return s
 	}
+	if r := f.Raw; len(r) > 0 && (r[0] == '{' || r[0] == '[') {
+		// An object (summary.json's priority) on one line.
+		var b bytes.Buffer
+		if json.Compact(&b, r) == nil {
+			return b.String()
+		}
+	}
 	return string(f.Raw)
 }
 

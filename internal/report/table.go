@@ -316,7 +316,8 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 }
 
 // wrapCell breaks s into lines of at most w columns, after a space, a
-// comma or a "+"; a word longer than w is left whole.
+// comma or a "+", and a word longer than w after a "=" or "-"; a word
+// longer than w without them is left whole.
 func wrapCell(s string, w int) []string {
 	if width(s) <= w {
 		return []string{s}
@@ -331,6 +332,15 @@ func wrapCell(s string, w int) []string {
 	}
 	if start < len(s) {
 		tokens = append(tokens, s[start:])
+	}
+	// A token wider than the column also breaks after a '=' or a '-' (a
+	// long key=value such as stop-increment-over-limit=false,).
+	for k := 0; k < len(tokens); k++ {
+		if tok := tokens[k]; width(tok) > w {
+			if i := strings.IndexAny(tok, "=-"); i >= 0 && i < len(tok)-1 {
+				tokens = append(tokens[:k], append([]string{tok[:i+1], tok[i+1:]}, tokens[k+1:]...)...)
+			}
+		}
 	}
 	var lines []string
 	line := ""

@@ -1,0 +1,201 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+)
+
+// EnvoyLocalConfig configures an EnvoyLocal.
+type EnvoyLocalConfig struct {
+	// MaxTokens is token_bucket.max_tokens, the bucket size.
+	MaxTokens uint32
+	// TokensPerFill is token_bucket.tokens_per_fill.
+	TokensPerFill uint32
+	// FillInterval is token_bucket.fill_interval, whole milliseconds
+	// (Envoy reads it with PROTOBUF_GET_MS), at least 50 ms in timer mode.
+	FillInterval time.Duration
+	// Timer selects Envoy ≤ 1.30's timer-refilled bucket; false is the
+	// atomic bucket of Envoy ≥ 1.31.
+	Timer bool
+	// Phase is where the timer's grid starts: ticks at Phase + k·FillInterval,
+	// k ≥ 1 (timer mode only).
+	Phase time.Duration
+	// MaxDescriptors is the LRU size of per-key buckets
+	// (max_dynamic_descriptors, Envoy ≥ 1.34); read by the per-key wrapper.
+	MaxDescriptors int
+}
+
+// EnvoyLocal is Envoy's HTTP local rate limit filter
+// (envoy.filters.http.local_ratelimit) on one descriptor.
+//
+// Atomic mode (Envoy ≥ 1.31, runtime flag
+// no_timer_based_rate_limit_token_bucket, then the only mode) is
+// RateLimitTokenBucket over AtomicTokenBucketImpl: the whole state is one
+// double, the time in seconds at which the bucket was last empty. With
+// fill_rate = tokens_per_fill / (fill_interval_ms/1000.0) and now the
+// monotonic clock in seconds (double(ns)/1e9; the lab's monotonic clock
+// reads 0 at t = 0), a request of cost c computes
+//
+//	total = min(max_tokens, (now − time_old)·fill_rate)
+//
+// and passes iff total ≥ c, moving time_old to now − (total − c)/fill_rate.
+// The bucket starts full: time_old = 0 − max_tokens/fill_rate. Every step
+// is IEEE double arithmetic in this order, so tokens are not whole: after a
+// pass at 0.1 s a bucket of rate 10/s may hold 0.9999999999999998 tokens a
+// tenth of a second later and refuse, exactly as Envoy does.
+//
+// Timer mode (Envoy ≤ 1.30, TimerTokenBucket) counts whole tokens: a timer
+// fires at Phase + k·FillInterval (k ≥ 1, from configuration load) and sets
+// tokens = min(max_tokens, tokens + tokens_per_fill); a request passes iff
+// tokens > 0 and takes one. A tick at an arrival's instant is applied
+// first. 1.30 had no hits_addend, so timer mode takes one token whatever
+// the request's cost.
+type EnvoyLocal struct {
+	// atomic mode
+	timeOld  float64 // seconds at which the bucket was empty
+	fillRate float64 // tokens per second
+	maxTok   float64
+	// timer mode
+	tokens uint32
+	ticks  int64 // ticks applied so far
+	cfg    *EnvoyLocalConfig
+}
+
+// NewEnvoyLocal validates c and builds the limiter.
+func NewEnvoyLocal(c EnvoyLocalConfig) (*EnvoyLocal, error) {
+	switch {
+	case c.MaxTokens < 1 || c.MaxTokens > math.MaxInt32:
+		return nil, fmt.Errorf("envoy-local: max-tokens must be a whole number from 1 to %d, got %d", math.MaxInt32, c.MaxTokens)
+	case c.TokensPerFill < 1 || c.TokensPerFill > math.MaxInt32:
+		return nil, fmt.Errorf("envoy-local: tokens-per-fill must be a whole number from 1 to %d, got %d", math.MaxInt32, c.TokensPerFill)
+	case c.FillInterval <= 0 || c.FillInterval%time.Millisecond != 0:
+		return nil, fmt.Errorf("envoy-local: fill-interval must be a positive whole number of milliseconds, got %v (Envoy reads it in ms)", c.FillInterval)
+	case c.Timer && c.FillInterval < 50*time.Millisecond:
+		return nil, fmt.Errorf("envoy-local: mode=timer needs fill-interval ≥ 50ms, got %v (Envoy: \"local rate limit token bucket fill timer must be >= 50ms\")", c.FillInterval)
+	case c.Phase < 0:
+		return nil, fmt.Errorf("envoy-local: phase must not be negative, got %v", c.Phase)
+	case c.MaxDescriptors < 1:
+		return nil, fmt.Errorf("envoy-local: max-descriptors must be at least 1, got %d", c.MaxDescriptors)
+	}
+	cfg := c
+	e := &EnvoyLocal{cfg: &cfg}
+	e.reset()
+	return e, nil
+}
+
+// reset puts the bucket in its state at creation (t = 0): full.
+func (e *EnvoyLocal) reset() {
+	c := e.cfg
+	// tokens_per_fill / std::chrono::duration<double>(fill_interval).count():
+	// the interval is whole ms, converted as double(ms)/1000.
+	seconds := float64(c.FillInterval/time.Millisecond) / 1000
+	e.fillRate = math.Max(math.Abs(float64(c.TokensPerFill)/seconds), envoyMinFillRate)
+	e.maxTok = float64(c.MaxTokens)
+	// init_fill: time_in_seconds = now − max_tokens/fill_rate, now = 0.
+	e.timeOld = 0 - e.maxTok/e.fillRate
+	e.tokens, e.ticks = c.MaxTokens, 0
+}
+
+// envoyMinFillRate is AtomicTokenBucketImpl's kMinFillRate: one token a year.
+const envoyMinFillRate = 1.0 / (365 * 24 * 60 * 60)
+
+// Decide implements Limiter.
+func (e *EnvoyLocal) Decide(now time.Duration) Decision { return e.consume(now, 1) }
+
+// DecideRequest implements RequestLimiter: atomic mode consumes the
+// request's cost (hits_addend), timer mode one token.
+func (e *EnvoyLocal) DecideRequest(now time.Duration, r *Request) Decision {
+	c := r.Cost
+	if c < 1 {
+		c = 1
+	}
+	return e.consume(now, c)
+}
+
+// Check implements Stage: Envoy takes the token while deciding.
+func (e *EnvoyLocal) Check(now time.Duration) Decision { return e.consume(now, 1) }
+
+// Record implements Stage; the token is already taken.
+func (e *EnvoyLocal) Record(time.Duration) {}
+
+func (e *EnvoyLocal) consume(now time.Duration, cost int32) Decision {
+	if e.cfg.Timer {
+		e.tick(now)
+		if e.tokens == 0 {
+			return Decision{}
+		}
+		e.tokens--
+		return Decision{Pass: true}
+	}
+	// timeNowInSeconds: duration<double>(ns).count() = double(ns)/1e9.
+	tNow := float64(now) / 1e9
+	total := (tNow - e.timeOld) * e.fillRate
+	if e.maxTok < total { // std::min(max_tokens_, x)
+		total = e.maxTok
+	}
+	// RateLimitTokenBucket::consume: tokens = to_consume / factor, factor 1.
+	tokens := float64(cost) / 1.0
+	if total < tokens {
+		return Decision{}
+	}
+	e.timeOld = tNow - (total-tokens)/e.fillRate
+	return Decision{Pass: true}
+}
+
+// tick applies the timer ticks due by now: Phase + k·FillInterval ≤ now,
+// k ≥ 1. Ticks already applied stay applied when the clock steps back.
+func (e *EnvoyLocal) tick(now time.Duration) {
+	c := e.cfg
+	since := now - c.Phase
+	if since < c.FillInterval {
+		return
+	}
+	k := int64(since / c.FillInterval)
+	if k <= e.ticks {
+		return
+	}
+	n := k - e.ticks
+	e.ticks = k
+	// Each tick sets min(max, tokens + per_fill); n ticks in a row give
+	// min(max, tokens + n·per_fill) (no uint32 overflow: both < 2^31).
+	room := int64(c.MaxTokens) - int64(e.tokens)
+	if n >= (room+int64(c.TokensPerFill)-1)/int64(c.TokensPerFill) {
+		e.tokens = c.MaxTokens
+		return
+	}
+	e.tokens += uint32(n) * c.TokensPerFill
+}
+
+// MaxKeys is max_dynamic_descriptors: the most per-key buckets Envoy keeps
+// (an LRU; a key pushed out starts again with a full bucket).
+func (e *EnvoyLocal) MaxKeys() int { return e.cfg.MaxDescriptors }
+
+// Spec implements Limiter.
+func (e *EnvoyLocal) Spec() string {
+	c := e.cfg
+	mode := "atomic"
+	if c.Timer {
+		mode = "timer"
+	}
+	return fmt.Sprintf("envoy-local:max-tokens=%d,tokens-per-fill=%d,fill-interval=%s,mode=%s,phase=%s,max-descriptors=%d",
+		c.MaxTokens, c.TokensPerFill, FormatDuration(c.FillInterval), mode, FormatDuration(c.Phase), c.MaxDescriptors)
+}
+
+// Rate implements Limiter: tokens_per_fill per fill_interval.
+func (e *EnvoyLocal) Rate() float64 {
+	return float64(e.cfg.TokensPerFill) / e.cfg.FillInterval.Seconds()
+}
+
+// StateBytes implements Limiter: the bucket's state and a pointer to the
+// shared configuration.
+func (e *EnvoyLocal) StateBytes() int { return int(unsafe.Sizeof(*e)) }
+
+// Fresh implements Freshener: a new bucket (full, no ticks applied)
+// sharing l's configuration.
+func (e *EnvoyLocal) Fresh() Limiter {
+	n := &EnvoyLocal{cfg: e.cfg}
+	n.reset()
+	return n
+}

@@ -1,0 +1,247 @@
+package algorithms
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// The gateway family: the limiters that gateways and JVM libraries ship,
+// each exact to its reference's current source. Their files are
+// gateway_*.go.
+
+// KeyBound is implemented by limiters whose reference bounds how many
+// per-key states it keeps: the per-key wrapper keeps at most MaxKeys
+// (Envoy's max_dynamic_descriptors LRU; Traefik's 65 536 sources, evicting
+// the entry closest to expiry). A key pushed out starts again as a new
+// limiter.
+type KeyBound interface {
+	MaxKeys() int
+}
+
+// Expirer is implemented by limiters whose reference drops a key's state
+// after a time without use (Traefik's ttlmap, HAProxy's stick-table
+// expire): Expired(now) reports that it has, so the per-key wrapper may
+// free the state, since a new limiter decides the same from now on. The
+// limiter applies the expiry itself in Decide either way.
+type Expirer interface {
+	Expired(now time.Duration) bool
+}
+
+// Freshener is implemented by limiters that make a new instance of
+// themselves cheaply: Fresh returns a limiter in the state New gives (as
+// created at t = 0), sharing the receiver's immutable configuration, for
+// the per-key wrapper to start each new key from.
+type Freshener interface {
+	Fresh() Limiter
+}
+
+// EpochReader is implemented by limiters that read a wall clock: EpochMs
+// is the Unix ms that virtual time 0 maps to (summary.json's epoch_ms).
+type EpochReader interface {
+	EpochMs() int64
+}
+
+var gatewayKinds = []kind{
+	{
+		info: Info{Name: "envoy-local",
+			Summary:   "Envoy's local rate limit: a token bucket, refilled continuously in doubles (atomic, ≥ 1.31) or by a timer every fill-interval (timer, ≤ 1.30)",
+			Reference: "Envoy local_ratelimit: AtomicTokenBucketImpl (atomic, ≥ 1.31), TimerTokenBucket (timer, ≤ 1.30)"},
+		params: []param{
+			p("max-tokens", "", "token_bucket.max_tokens: the bucket size, whole", kindFloat),
+			p("tokens-per-fill", "1", "token_bucket.tokens_per_fill (Envoy's default 1)", kindInt),
+			p("fill-interval", "1s", "token_bucket.fill_interval, whole ms (≥ 50ms for mode=timer)", kindDuration),
+			p("mode", "atomic", "atomic (Envoy ≥ 1.31: continuous double-precision refill) or timer (≤ 1.30: whole refills on a timer)", kindString),
+			p("phase", "0s", "mode=timer: the timer ticks at phase + k·fill-interval, k ≥ 1", kindDuration),
+			p("max-descriptors", "20", "with key=: max_dynamic_descriptors, the LRU of per-key buckets (Envoy ≥ 1.34)", kindInt),
+		},
+		build: func(a *args) (Limiter, error) {
+			var c EnvoyLocalConfig
+			mt, err := a.wholeCount("max-tokens", math.MaxInt32)
+			if err != nil {
+				return nil, err
+			}
+			c.MaxTokens = uint32(mt)
+			var e [5]error
+			var n int
+			n, e[0] = a.int("tokens-per-fill")
+			c.TokensPerFill = uint32(max(n, 0))
+			if e[0] == nil && n < 1 {
+				e[0] = fmt.Errorf("envoy-local: tokens-per-fill must be at least 1, got %d", n)
+			}
+			c.FillInterval, e[1] = a.duration("fill-interval")
+			c.Timer, e[2] = a.choice("mode", "atomic", "timer")
+			c.Phase, e[3] = a.duration("phase")
+			c.MaxDescriptors, e[4] = a.int("max-descriptors")
+			if err := first(e[:]...); err != nil {
+				return nil, err
+			}
+			return NewEnvoyLocal(c)
+		},
+	},
+	{
+		info: Info{Name: "traefik",
+			Summary:   "Traefik's RateLimiter middleware: x/time/rate Reserve per source, a delay up to 1/(2·⌊rate⌋) waited, more refused; a source idle into its second whole second gets a new bucket",
+			Reference: "Traefik v3 RateLimiter middleware, in memory (x/time/rate and ttlmap)"},
+		params: []param{
+			p("average", "", "requests per period, whole", kindFloat),
+			p("period", "1s", "the period of average", kindDuration),
+			p("burst", "1", "bucket size", kindInt),
+		},
+		build: func(a *args) (Limiter, error) {
+			var c TraefikConfig
+			var e [3]error
+			c.Average, e[0] = a.wholeCount("average", math.MaxInt64/int64(time.Second))
+			c.Period, e[1] = a.duration("period")
+			var b int
+			b, e[2] = a.int("burst")
+			c.Burst = int64(b)
+			if err := first(e[:]...); err != nil {
+				return nil, err
+			}
+			return NewTraefik(c)
+		},
+	},
+	{
+		info: Info{Name: "haproxy",
+			Summary:   "HAProxy stick-table http_req_rate(period) with `deny if { sc_http_req_rate(0) gt limit }`: a two-period weighted counter that counts denied requests too",
+			Reference: "HAProxy freq_ctr.c (track-sc0, sc_http_req_rate)"},
+		params: []param{
+			p("limit", "", "deny when the rate is greater than this, whole", kindFloat),
+			p("period", "10s", "http_req_rate(<period>), whole ms", kindDuration),
+			p("expire", "0s", "the stick table's expire (0: the entry never expires)", kindDuration),
+		},
+		build: func(a *args) (Limiter, error) {
+			var c HAProxyConfig
+			var e [3]error
+			c.Limit, e[0] = a.wholeCount("limit", math.MaxInt32)
+			c.Period, e[1] = a.duration("period")
+			c.Expire, e[2] = a.duration("expire")
+			if err := first(e[:]...); err != nil {
+				return nil, err
+			}
+			return NewHAProxy(c)
+		},
+	},
+	{
+		info: Info{Name: "kong",
+			Summary:   "Kong's rate-limiting plugin: fixed UTC calendar windows per second/minute/hour/day/month/year, all checked; policy=redis counts rejected requests",
+			Reference: "Kong Gateway OSS rate-limiting plugin (handler.lua, policies, timestamp.lua)"},
+		params: []param{
+			p("second", "-", "requests per second (with none of the units given: the scenario's limit)", kindFloat),
+			p("minute", "-", "requests per UTC minute", kindFloat),
+			p("hour", "-", "requests per UTC hour", kindFloat),
+			p("day", "-", "requests per UTC day", kindFloat),
+			p("month", "-", "requests per UTC calendar month (the counter's TTL is 30 days)", kindFloat),
+			p("year", "-", "requests per UTC calendar year (the counter's TTL is 365 days)", kindFloat),
+			p("policy", "local", "local (the node's shared dict; rejected requests not counted) or redis (INCR before checking: rejected requests counted)", kindString),
+		},
+		build: func(a *args) (Limiter, error) {
+			var c KongConfig
+			given := false
+			for u, name := range kongUnitNames {
+				if !a.has(name) {
+					continue
+				}
+				given = true
+				v, err := a.float(name)
+				if err != nil {
+					return nil, err
+				}
+				if !(v > 0) {
+					return nil, fmt.Errorf("kong: %s must be a positive number, got %s (for example %s=100)", name, formatFloat(v), name)
+				}
+				c.Limits[u] = v
+			}
+			if !given {
+				if a.defaultLimit <= 0 {
+					return nil, fmt.Errorf("kong needs a limit: add second=N, minute=N, hour=N, day=N, month=N or year=N (for example kong:minute=100) or pass --limit")
+				}
+				c.Limits[kongSecond] = a.defaultLimit
+			}
+			var err error
+			if c.Redis, err = a.choice("policy", "local", "redis"); err != nil {
+				return nil, err
+			}
+			return NewKong(c)
+		},
+	},
+	{
+		info: Info{Name: "resilience4j",
+			Summary:   "resilience4j AtomicRateLimiter: limit-for-period permits per refresh-period cycle from creation; a caller waits up to timeout for a later cycle",
+			Reference: "resilience4j AtomicRateLimiter, acquirePermission"},
+		params: []param{
+			p("limit-for-period", "50", "permits per cycle (limitForPeriod)", kindInt),
+			p("timeout", "5s", "longest wait for a permit (timeoutDuration)", kindDuration),
+			p("refresh-period", "500ns", "cycle length (limitRefreshPeriod)", kindDuration),
+		},
+		build: func(a *args) (Limiter, error) {
+			var c Resilience4jConfig
+			var e [3]error
+			var n int
+			n, e[0] = a.int("limit-for-period")
+			c.LimitForPeriod = int32(n)
+			c.RefreshPeriod, e[1] = a.duration("refresh-period")
+			c.Timeout, e[2] = a.duration("timeout")
+			if err := first(e[:]...); err != nil {
+				return nil, err
+			}
+			return NewResilience4j(c)
+		},
+	},
+	{
+		info: Info{Name: "bucket4j",
+			Summary:   "Bucket4j local bucket, tryConsume: greedy refill (continuous, integer remainders kept) or intervally (whole refills at creation + k·period)",
+			Reference: "Bucket4j 8 local bucket (LockFreeBucket), tryConsume"},
+		params: []param{
+			p("capacity", "", "bucket size, whole; it starts full", kindFloat),
+			p("refill-tokens", "", "tokens per refill-period, whole", kindFloat),
+			p("refill-period", "1s", "refill period", kindDuration),
+			p("refill", "greedy", "greedy (refillGreedy) or intervally (refillIntervally)", kindString),
+			p("clock", "millis", "millis (TimeMeter.SYSTEM_MILLISECONDS, the local builder's default) or nanos (SYSTEM_NANOTIME)", kindString),
+		},
+		build: func(a *args) (Limiter, error) {
+			var c Bucket4jConfig
+			var err error
+			if c.Capacity, err = a.wholeCount("capacity", math.MaxInt32); err != nil {
+				return nil, err
+			}
+			var e [4]error
+			c.RefillTokens, e[0] = a.wholeCount("refill-tokens", math.MaxInt32)
+			c.RefillPeriod, e[1] = a.duration("refill-period")
+			c.Intervally, e[2] = a.choice("refill", "greedy", "intervally")
+			c.Nanos, e[3] = a.choice("clock", "millis", "nanos")
+			if err := first(e[:]...); err != nil {
+				return nil, err
+			}
+			return NewBucket4j(c)
+		},
+	},
+}
+
+// wholeCount reads a parameter (or the scenario's limit) that must be a
+// whole number from 1 to maxV.
+func (a *args) wholeCount(key string, maxV int64) (int64, error) {
+	f, err := a.float(key)
+	if err != nil {
+		return 0, err
+	}
+	if !(f >= 1) || f != math.Trunc(f) || f > float64(maxV) {
+		return 0, fmt.Errorf("%s: %s must be a whole number from 1 to %d, got %s (for example %s=100)", a.name, key, maxV, formatFloat(f), key)
+	}
+	return int64(f), nil
+}
+
+// choice reads a parameter with two allowed values: false for the first
+// (the default), true for the second.
+func (a *args) choice(key, no, yes string) (bool, error) {
+	v, _ := a.lookup(key)
+	switch strings.ToLower(v) {
+	case no:
+		return false, nil
+	case yes:
+		return true, nil
+	}
+	return false, fmt.Errorf("%s: %s %q is not known; allowed: %s, %s", a.name, key, v, no, yes)
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The example access log runs end to end: the notes go to stderr, the
+// summary and files as for any trace.
+func TestRunAccessLog(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := binary(t, "run", "--trace", "../../scenarios/examples/access.log", "--key", "ip", "--user", "user",
+		"--limit", "5", "--algo", "token-bucket", "--chart", "none", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wantNotes := []string{
+		"note: ../../scenarios/examples/access.log: combined log, times shifted so its earliest line (2024-12-01T11:00:00Z) is at 0\n",
+		"note: ../../scenarios/examples/access.log has whole-second timestamps",
+	}
+	for _, n := range wantNotes {
+		if !strings.Contains(stderr, n) {
+			t.Errorf("stderr lacks %q:\n%s", n, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "access · 0s to 4s") || !strings.Contains(stdout, "48 arrivals") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestAccessLogBadInput(t *testing.T) {
+	dir := t.TempDir()
+	log := "../../scenarios/examples/access.log"
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	bad := filepath.Join(dir, "bad.log")
+	os.WriteFile(bad, []byte(lines[0]+lines[1]+"203.0.113.7 - - [01/Dec/2024:10:00:00 -0100] GET / 200 1\n"), 0o600)
+	jsonl := filepath.Join(dir, "a.jsonl")
+	os.WriteFile(jsonl, []byte(`{"time": 1700000000.5, "ip": "a"}`+"\n"), 0o600)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad line", []string{"run", "--trace", bad, "--key", "ip", "--limit", "5"}, `bad.log:3: no quoted "request" after the [time]`},
+		{"unknown key", []string{"run", "--trace", log, "--key", "host", "--limit", "5"}, `--key "host" is not a field of the combined format; use one of ip, user, method, path, status, agent, referer`},
+		{"unknown json key", []string{"run", "--trace", jsonl, "--key", "host", "--limit", "5"}, `--key "host" is a field of no line of ` + jsonl + `; use one of the fields the first line has: time, ip`},
+		{"unknown format", []string{"run", "--trace", log, "--trace-format", "w3c", "--limit", "5"}, `--trace-format "w3c" is unknown`},
+		{"key without trace", []string{"run", "poisson", "--key", "ip"}, "--key applies to --trace"},
+		{"format without trace", []string{"run", "poisson", "--trace-format", "jsonl"}, "--trace-format applies to --trace"},
+		{"key on csv", []string{"run", "--trace", "../../scenarios/examples/calls.csv", "--key", "ip", "--limit", "5"}, "--key applies to access logs; a CSV trace names its key columns in its header"},
+		{"tune unknown user", []string{"tune", "--trace", log, "--user", "who", "--limit", "5"}, `--user "who" is not a field of the combined format`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
+			checkBadInput(t, out, tc.want, append(tc.args, "--out", out)...)
+		})
+	}
+}
