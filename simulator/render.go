@@ -134,6 +134,7 @@ type summaryJSON struct {
 type algoSummaryJS struct {
 	Algorithm       string  `json:"algorithm"`
 	Name            string  `json:"name"`
+	Label           string  `json:"label,omitempty"`
 	Rate            jsonNum `json:"rate"`
 	Arrived         int64   `json:"arrived"`
 	Passed          int64   `json:"passed"`
@@ -185,6 +186,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		js := algoSummaryJS{
 			Algorithm:       a.Spec,
 			Name:            a.Name,
+			Label:           a.Label,
 			Rate:            jsonNum(fmtExact(a.Rate)),
 			Arrived:         a.Arrived,
 			Passed:          a.Passed,

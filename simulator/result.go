@@ -29,6 +29,9 @@ type Result struct {
 type AlgoResult struct {
 	// Spec is the limiter's canonical spec string; Name its registry name.
 	Spec, Name string
+	// Label, when set, names the row for people (the rule it came from,
+	// with --rules); tables and charts show it instead of Name.
+	Label string
 	// Rate is the limiter's limit in requests per second.
 	Rate float64
 	// SampleCount is leap-array's sample count (0 for other limiters).

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,7 +38,25 @@ func bindKeys(st scenarios.Stream, srcName string, limiters []algorithms.Limiter
 	p := &peekStream{Stream: st}
 	p.first, p.has = st.Next()
 	t, err := bindKeyColumns(p, srcName, limiters)
-	return p, t, err
+	if err != nil || p.constSlot < 0 {
+		return p, t, err
+	}
+	return &constKeyStream{peekStream: p}, t, nil
+}
+
+// ConstKey is the key column name of a limiter that keeps one state for
+// every request (nginx's limit_req_zone keyed on $server_name or on a
+// constant): key=* binds it to a spare slot of Arrival.Keys that the
+// stream fills with one id.
+const ConstKey = "*"
+
+// constKeyStream fills the constant key's slot of every arrival.
+type constKeyStream struct{ *peekStream }
+
+func (c *constKeyStream) Next() (scenarios.Arrival, bool) {
+	a, ok := c.peekStream.Next()
+	a.Keys[c.constSlot] = c.constID
+	return a, ok
 }
 
 func bindKeyColumns(st *peekStream, srcName string, limiters []algorithms.Limiter) (*scenarios.KeyTable, error) {
@@ -47,12 +66,45 @@ func bindKeyColumns(st *peekStream, srcName string, limiters []algorithms.Limite
 	if keyed && cols == nil {
 		cols = ks.KeyColumns()
 	}
+	st.constSlot = -1
+	for _, l := range limiters {
+		ku, ok := l.(algorithms.KeyColumnUser)
+		if !ok || !slices.Contains(ku.KeyColumns(), ConstKey) {
+			continue
+		}
+		if len(cols) >= scenarios.MaxKeyColumns {
+			return nil, fmt.Errorf("%s keeps one state for every request (key=*), which needs a spare key column, and %s already has %d; drop a key column", l.Spec(), srcName, len(cols))
+		}
+		if keyed {
+			table = ks.KeyTable()
+		} else {
+			table = scenarios.NewKeyTable()
+		}
+		st.constSlot, st.constID = len(cols), table.Intern(ConstKey)
+		break
+	}
 	for _, l := range limiters {
 		ku, ok := l.(algorithms.KeyColumnUser)
 		if !ok || len(ku.KeyColumns()) == 0 {
 			continue
 		}
 		names := ku.KeyColumns()
+		if st.constSlot >= 0 && !slices.ContainsFunc(names, func(n string) bool { return n != ConstKey }) {
+			idx := make([]int, len(names))
+			for i := range idx {
+				idx[i] = st.constSlot
+			}
+			if err := ku.BindKeyColumns(idx); err != nil {
+				return nil, err
+			}
+			if kn, ok := l.(algorithms.KeyNameUser); ok {
+				kn.BindKeyNames(table.Name)
+			}
+			if kr := algorithms.KeyReporterOf(l); kr != nil {
+				kr.TrackShadow()
+			}
+			continue
+		}
 		if !keyed || len(cols) == 0 {
 			return nil, fmt.Errorf("%s reads the key column %q, but %s has no key columns; replay traffic with keys (a trace with a key column, an access log with --key ip, or a scenario with keys:) or drop key=", l.Spec(), names[0], srcName)
 		}
@@ -66,6 +118,9 @@ func bindKeyColumns(st *peekStream, srcName string, limiters []algorithms.Limite
 			}
 			if idx[i] < 0 && n == "key" {
 				idx[i] = 0
+			}
+			if n == ConstKey && st.constSlot >= 0 {
+				idx[i] = st.constSlot
 			}
 			if idx[i] < 0 {
 				return nil, fmt.Errorf("%s: key column %q is not in %s; its key columns are: %s (write key=%s)", registryName(l.Spec()), n, srcName, strings.Join(cols, ", "), cols[0])
@@ -91,6 +146,10 @@ type peekStream struct {
 	scenarios.Stream
 	first     scenarios.Arrival
 	has, done bool
+	// constSlot is the Arrival.Keys slot of the constant key (key=*), or
+	// −1; constID its id.
+	constSlot int
+	constID   int32
 }
 
 func (p *peekStream) Next() (scenarios.Arrival, bool) {

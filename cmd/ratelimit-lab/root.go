@@ -87,6 +87,7 @@ the decisions its reference makes.`,
 		NewCmdTune(io, nil),
 		NewCmdBench(io, nil),
 		NewCmdList(io),
+		NewCmdRules(io),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version and the Go version",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,8 @@ type RunOptions struct {
 	// Top is how many keys by rejections to list under the table for a
 	// per-key limiter.
 	Top int
+	// Rules are the --rules files whose rules become rows.
+	Rules rulesOptions
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
@@ -85,7 +88,8 @@ with status 3, its files written.`,
   cat requests.csv | ratelimit-lab run --trace - --limit 200
   ratelimit-lab run --trace access.log.gz --key ip --user user --limit 10
   ratelimit-lab run boundary-burst --fail-if 'overshoot>1.05' --format json
-  ratelimit-lab run --trace access.log --key ip --algo 'nginx-limit-req:rate=10r/s,burst=20,nodelay=true,zone=10m'`,
+  ratelimit-lab run --trace access.log --key ip --algo 'nginx-limit-req:rate=10r/s,burst=20,nodelay=true,zone=10m'
+  ratelimit-lab run poisson --rules examples/rules/sentinel-flow-rules.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source.fromFlags(cmd, args)
@@ -111,6 +115,7 @@ with status 3, its files written.`,
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
 	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB, or lua for the embedded Lua interpreter, instead of the embedded native default")
 	f.IntVar(&opts.Top, "top", 10, "per-key limiters: list this many keys by rejections under the table (0: none)")
+	opts.Rules.addFlags(cmd)
 	return cmd
 }
 
@@ -220,11 +225,23 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	rs := &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin}
 	defer rs.close()
-	p, err := prepareRun(&opts.Source, opts.Algos, opts.Bin, opts.Window, opts.Out, "", rs)
+	imported, err := opts.Rules.load()
+	if err != nil {
+		return err
+	}
+	ruleSpecs, ruleLabels := ruleRows(imported)
+	algos := opts.Algos
+	if len(ruleSpecs) > 0 {
+		algos = append(slices.Clip(algos), ruleSpecs...)
+	}
+	p, err := prepareRun(&opts.Source, algos, opts.Bin, opts.Window, opts.Out, "", rs)
 	if err != nil {
 		return err
 	}
 	defer p.src.cleanup()
+	if err := checkRuleNeeds(imported, p.src); err != nil {
+		return err
+	}
 	chart := plots.ChartOptions{Mode: opts.Chart, From: opts.From, To: opts.To}
 	switch opts.Chart {
 	case "none":
@@ -279,6 +296,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	widenedNotice(opts.IO.ErrOut, res, planned)
+	labelRows(res, ruleLabels, len(opts.Algos))
 
 	if err := dir.WriteFile("series.csv", func(w io.Writer) error { return simulator.WriteSeriesCSV(w, res) }); err != nil {
 		return err

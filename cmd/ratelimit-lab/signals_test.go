@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -19,4 +20,21 @@ func TestTraceSignalsReachRules(t *testing.T) {
 	without := filepath.Join(dir, "nocpu.csv")
 	os.WriteFile(without, []byte("t_ms,rt_ms,error\n0,10,0\n"), 0o644)
 	checkBadInput(t, filepath.Join(dir, "b"), "reads cpu, but the run has no cpu signal", "run", "--trace", without, "--limit", "10", "--algo", "aegis-bbr", "--out", filepath.Join(dir, "b"))
+}
+
+// TestConstantKey: key=* keeps one state for every request, with or
+// without key columns in the traffic.
+func TestConstantKey(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"plain.csv": "t_ms\n0\n0\n5\n", "keyed.csv": "t_ms,ip\n0,a\n0,b\n5,c\n"} {
+		trace := filepath.Join(dir, name)
+		os.WriteFile(trace, []byte(body), 0o644)
+		out := filepath.Join(dir, name+".out")
+		if _, stderr, code := binary(t, "run", "--trace", trace, "--limit", "10", "--algo", "nginx-limit-req:rate=1r/s,key=*", "--chart", "none", "--quiet", "--out", out); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		if s := string(readFile(t, filepath.Join(out, "summary.json"))); !strings.Contains(s, `"passed": 1,`) {
+			t.Errorf("%s: one shared state at 1r/s passes 1 of 3, summary:\n%s", name, s)
+		}
+	}
 }

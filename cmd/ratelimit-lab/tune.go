@@ -32,6 +32,10 @@ type TuneOptions struct {
 	Target    float64
 	targetSet bool
 	windowSet bool
+	// Rules and Rule pick the flow rule whose limit is tuned (--rules,
+	// --rule).
+	Rules rulesOptions
+	Rule  string
 }
 
 // DefaultSampleCounts are the sample counts `tune` tries by default.
@@ -57,11 +61,16 @@ It writes tune.csv (with the time per decision) and tune.png under --out
 (default out/<scenario>-tune). A sample count that does not divide the
 interval is reported under the table and skipped; if none divides it, tune
 says so and stops. --target 1.05 names the smallest N whose overshoot is at
-most 1.05, and exits with status 3 if no N tried reaches it.`,
+most 1.05, and exits with status 3 if no N tried reaches it.
+
+--rules FILE tunes one of your own flow rules: the limit is the count of
+its QPS rule with the default (reject) behaviour, the one rule of that kind
+in the files or the one --rule names.`,
 		Example: `  ratelimit-lab tune poisson
   ratelimit-lab tune adversarial --sample-counts 1,2,10,100,1000
   ratelimit-lab tune --trace requests.csv --limit 200 --interval 2s
-  ratelimit-lab tune poisson --target 1.05`,
+  ratelimit-lab tune poisson --target 1.05
+  ratelimit-lab tune poisson --rules sentinel-flow-rules.json --rule GET:/api/orders`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source.fromFlags(cmd, args)
@@ -82,6 +91,8 @@ most 1.05, and exits with status 3 if no N tried reaches it.`,
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (default out/<scenario>-tune)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
 	f.Float64Var(&opts.Target, "target", 0, "name the smallest N with overshoot at most this (exit 3 if none)")
+	opts.Rules.addFlags(cmd)
+	f.StringVar(&opts.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
 	return cmd
 }
 
@@ -101,6 +112,9 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return fmt.Errorf("--target must be a positive overshoot such as 1.05, got %v", opts.Target)
 	}
 	if err := someDivides(opts.SampleCounts, opts.Interval); err != nil {
+		return err
+	}
+	if err := tuneRule(opts); err != nil {
 		return err
 	}
 	window := opts.Window

@@ -187,7 +187,7 @@ func workDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"scenarios", "internal"} {
+	for _, d := range []string{"scenarios", "internal", "examples"} {
 		if err := os.Symlink(filepath.Join(abs, d), filepath.Join(dir, d)); err != nil {
 			t.Fatal(err)
 		}

@@ -188,6 +188,9 @@ const maxLabel = 44
 // name (and N) joined by "+", so that "leap-array N=2+circuit-breaker" does
 // not read as the plain leap-array.
 func baseLabel(a simulator.AlgoResult) string {
+	if a.Label != "" {
+		return a.Label
+	}
 	if !strings.Contains(a.Spec, "+") {
 		if a.SampleCount > 0 {
 			return a.Name + " N=" + strconv.Itoa(a.SampleCount)

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ratelimit-lab/ratelimit-lab/rules"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// rulesOptions are the flags of run and tune that import users' own rule
+// files as rows.
+type rulesOptions struct {
+	Files  []string
+	Format string
+}
+
+func (o *rulesOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Files, "rules", nil, "a rules file (Sentinel JSON, sentinel-golang, nginx.conf, Ingress, Envoy, envoyproxy/ratelimit, Spring, Traefik, Kong, resilience4j), repeatable; each rule becomes a row ('rules explain' shows how)")
+	f.StringVar(&o.Format, "rules-format", "auto", "the --rules files' format: auto (from the content) or "+strings.Join(rules.Formats, ", "))
+}
+
+// load reads every --rules file; nil when none is given.
+func (o *rulesOptions) load() ([]rules.Rule, error) {
+	if o.Format != "auto" && o.Format != "" && !slices.Contains(rules.Formats, o.Format) {
+		return nil, fmt.Errorf("--rules-format %q is unknown; use auto or one of %s", o.Format, strings.Join(rules.Formats, ", "))
+	}
+	if len(o.Files) == 0 && o.Format != "auto" && o.Format != "" {
+		return nil, errors.New("--rules-format needs --rules FILE")
+	}
+	var out []rules.Rule
+	for _, f := range o.Files {
+		rs, err := rules.Load(f, o.Format)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// ruleRows turns rules into specs and row labels: rules with the same spec
+// share one row, labelled with every name.
+func ruleRows(rs []rules.Rule) (specs, labels []string) {
+	at := map[string]int{}
+	for _, r := range rs {
+		if i, ok := at[r.Spec]; ok {
+			labels[i] += ", " + r.Name
+			continue
+		}
+		at[r.Spec] = len(specs)
+		specs = append(specs, r.Spec)
+		labels = append(labels, r.Name)
+	}
+	return specs, labels
+}
+
+// checkRuleNeeds refuses, before anything runs, a rule that reads what the
+// arrivals lack: a key column or response times.
+func checkRuleNeeds(rs []rules.Rule, s *source) error {
+	var needCols, needRT bool
+	for _, r := range rs {
+		needCols = needCols || len(r.KeyColumns) > 0
+		needRT = needRT || r.NeedsResponses
+	}
+	if !needCols && !needRT {
+		return nil
+	}
+	st, err := s.Open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	a, ok := st.Next()
+	hasRT := s.Downstream != nil || ok && a.HasResponse
+	var cols []string
+	if ks, isKeyed := st.(scenarios.KeyedStream); isKeyed {
+		cols = ks.KeyColumns()
+	}
+	for _, r := range rs {
+		if r.NeedsResponses && !hasRT {
+			return fmt.Errorf("rule %q (%s) needs response times (%s); replay a trace with columns t_ms,rt_ms,error or a scenario with a downstream (slow-downstream)", r.Name, r.Source, r.What)
+		}
+		for _, c := range r.KeyColumns {
+			// As bindKeys reads them: key falls back to the first key
+			// column; * needs none.
+			if c == ConstKey || c == "key" && len(cols) > 0 {
+				continue
+			}
+			if !slices.Contains(cols, c) {
+				has := "none"
+				if len(cols) > 0 {
+					has = strings.Join(cols, ", ")
+				}
+				return fmt.Errorf("rule %q (%s) reads the trace column %q, which these arrivals lack (key columns: %s); add a %s column to the trace, or pick it with --key", r.Name, r.Source, c, has, c)
+			}
+		}
+	}
+	return nil
+}
+
+// labelRows names the result's rows after their rules (the rows from
+// --algo keep their spec names).
+func labelRows(res *simulator.Result, labels []string, first int) {
+	for i, l := range labels {
+		if j := first + i; j < len(res.Algorithms) {
+			res.Algorithms[j].Label = l
+		}
+	}
+}
+
+// NewCmdRules builds `rules` and its `explain` subcommand.
+func NewCmdRules(io *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "Show what the lab reads from your own rule files",
+		Long: `Rules reads the rate-limiting rules you already run and says what each
+becomes in the lab. The same files go to run and tune with --rules FILE.
+
+Formats, detected from the content (--rules-format to force one):
+  sentinel         Sentinel (Java) rule JSON: FlowRule, DegradeRule,
+                   ParamFlowRule, SystemRule; a list or {"flowRules": [...], ...}
+  sentinel-go      sentinel-golang rules (flow, isolation, hotspot,
+                   circuitbreaker, system), JSON or YAML
+  nginx            nginx.conf: limit_req_zone, limit_req, limit_req_status,
+                   limit_req_dry_run, include (relative to the file)
+  ingress-nginx    Ingress annotations limit-rps, limit-rpm,
+                   limit-burst-multiplier, limit-connections
+  envoy-local      Envoy's local_ratelimit filter (token_bucket, descriptors)
+  envoy-ratelimit  envoyproxy/ratelimit's configuration (domain, descriptors)
+  spring           Spring Cloud Gateway application.yml (RequestRateLimiter)
+  traefik          Traefik dynamic configuration (rateLimit middlewares)
+  kong             Kong declarative configuration (rate-limiting plugin)
+  resilience4j     resilience4j.ratelimiter.instances in application.yml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	var format string
+	explain := &cobra.Command{
+		Use:   "explain FILE...",
+		Short: "Print each rule, the spec it becomes and every field it ignores",
+		Long: `Explain prints, for every rule of each file, the row it becomes: its name
+(the resource, zone, location or route), where it is in the file, the
+lab spec or chain that makes the same decisions (copy it into --algo to
+edit it), the trace columns it reads, and every field the lab ignores or
+cannot honour, with the reason.`,
+		Example: `  ratelimit-lab rules explain sentinel-flow-rules.json
+  ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for i, f := range args {
+				rs, err := rules.Load(f, format)
+				if err != nil {
+					return err
+				}
+				if i > 0 {
+					fmt.Fprintln(io.Out)
+				}
+				if err := rules.WriteExplain(io.Out, f, rs); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	explain.Flags().StringVar(&format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
+	cmd.AddCommand(explain)
+	return cmd
+}
+
+// tuneRule sets tune's limit from the flow rule --rules (and --rule) pick:
+// a lone leap-array stage, as a QPS FlowRule with the default behaviour
+// becomes.
+func tuneRule(opts *TuneOptions) error {
+	imported, err := opts.Rules.load()
+	if err != nil {
+		return err
+	}
+	if len(imported) == 0 {
+		if opts.Rule != "" {
+			return errors.New("--rule names a rule of --rules files; give --rules FILE too")
+		}
+		return nil
+	}
+	var cands []rules.Rule
+	for _, r := range imported {
+		if strings.HasPrefix(r.Spec, "leap-array:") && !strings.Contains(r.Spec, "+") && !strings.Contains(r.Spec, "flavor=go") {
+			cands = append(cands, r)
+		}
+	}
+	var names []string
+	for _, r := range cands {
+		names = append(names, r.Name)
+	}
+	var pick *rules.Rule
+	switch {
+	case len(cands) == 0:
+		return fmt.Errorf("tune compares Sentinel's leap-array sample counts, and no rule in --rules is a QPS flow rule with the default behaviour (ratelimit-lab rules explain shows what each becomes)")
+	case opts.Rule != "":
+		for i := range cands {
+			if cands[i].Name == opts.Rule {
+				pick = &cands[i]
+			}
+		}
+		if pick == nil {
+			return fmt.Errorf("--rule %q is not a QPS flow rule of the --rules files; pick one of: %s", opts.Rule, strings.Join(names, ", "))
+		}
+	case len(cands) > 1:
+		return fmt.Errorf("the --rules files have %d QPS flow rules; pick the one to tune with --rule NAME: %s", len(cands), strings.Join(names, ", "))
+	default:
+		pick = &cands[0]
+	}
+	_, params, _ := strings.Cut(pick.Spec, ":")
+	for _, kv := range strings.Split(params, ",") {
+		if k, v, _ := strings.Cut(kv, "="); k == "limit" {
+			if _, err := fmt.Sscanf(v, "%g", &opts.Source.Limit); err != nil {
+				return fmt.Errorf("rule %q: limit %q is not a number", pick.Name, v)
+			}
+			opts.Source.limitSet = true
+		}
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "tuning rule %q (%s): %s\n", pick.Name, pick.Source, pick.What)
+	return nil
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ratelimit-lab/ratelimit-lab/rules"
+)
+
+// rulesTrace writes a trace with response times and the key columns the
+// example rules read (key, ip), seeded, with bursts, ties and idle gaps.
+func rulesTrace(t *testing.T) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(19, 1))
+	var b strings.Builder
+	b.WriteString("t_ms,rt_ms,error,key,ip\n")
+	ms := 0.0
+	for i := 0; i < 6000; i++ {
+		switch {
+		case i%1500 == 1499:
+			ms += 3000 // an idle gap
+		case r.IntN(4) > 0:
+			ms += r.Float64() * 4
+		}
+		rt := 5 + r.ExpFloat64()*80
+		errv := 0
+		if r.IntN(20) == 0 {
+			errv = 1
+		}
+		key := fmt.Sprintf("user-%d", r.IntN(12))
+		if r.IntN(10) == 0 {
+			key = "vip-42"
+		}
+		fmt.Fprintf(&b, "%.3f,%.3f,%d,%s,10.0.0.%d\n", ms, rt, errv, key, r.IntN(6))
+	}
+	path := filepath.Join(t.TempDir(), "trace.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var labelLine = regexp.MustCompile(`(?m)^\s*"label": .*\n`)
+
+// TestRunRulesEqualsSpecs: for every example rules file, a run with
+// --rules makes the decisions of the same run with the specs `rules
+// explain` prints, decision for decision, and the same summary but for the
+// rows' labels.
+func TestRunRulesEqualsSpecs(t *testing.T) {
+	trace := rulesTrace(t)
+	files, _ := filepath.Glob("../../examples/rules/*")
+	for _, f := range files {
+		if filepath.Base(f) == "limits.conf" {
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			rs, err := rules.Load(f, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			specs, labels := ruleRows(rs)
+			dir := t.TempDir()
+			a, b := filepath.Join(dir, "rules"), filepath.Join(dir, "specs")
+			_, stderr, code := binary(t, "run", "--trace", trace, "--limit", "100", "--rules", f, "--decisions", "--chart", "none", "--quiet", "--out", a)
+			if code != 0 {
+				t.Fatalf("run --rules: exit %d: %s", code, stderr)
+			}
+			args := []string{"run", "--trace", trace, "--limit", "100", "--decisions", "--chart", "none", "--quiet", "--out", b}
+			for _, s := range specs {
+				args = append(args, "--algo", s)
+			}
+			if _, stderr, code := binary(t, args...); code != 0 {
+				t.Fatalf("run --algo: exit %d: %s", code, stderr)
+			}
+			if x, y := readFile(t, filepath.Join(a, "decisions.csv")), readFile(t, filepath.Join(b, "decisions.csv")); string(x) != string(y) {
+				t.Errorf("decisions differ between --rules and --algo")
+			}
+			sa, sb := string(readFile(t, filepath.Join(a, "summary.json"))), string(readFile(t, filepath.Join(b, "summary.json")))
+			for _, l := range labels {
+				if !strings.Contains(sa, fmt.Sprintf("%q", l)) {
+					t.Errorf("summary.json lacks the label %q", l)
+				}
+			}
+			if labelLine.ReplaceAllString(sa, "") != sb {
+				t.Errorf("summaries differ beyond the labels")
+			}
+		})
+	}
+}
+
+func TestRulesExplainCommand(t *testing.T) {
+	out, _, err := execute(t, "rules", "explain", "../../examples/rules/sentinel-flow-rules.json", "../../examples/rules/kong.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"sentinel-flow-rules.json (sentinel): 3 row(s)",
+		"spec:  leaky-bucket:limit=20,max-queue=500ms",
+		"kong.yaml (kong): 1 row(s)",
+		"spec:  kong:second=5,minute=100,policy=local,key=ip",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRulesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": -1}\n]\n"), 0o644)
+	checkBadInput(t, out, "bad.json:3: FlowRule field count: is negative", "run", "poisson", "--rules", bad, "--out", out)
+	checkBadInput(t, out, "--rules-format \"xml\" is unknown", "run", "poisson", "--rules", bad, "--rules-format", "xml", "--out", out)
+	checkBadInput(t, out, "cannot read the rules file", "run", "poisson", "--rules", filepath.Join(dir, "missing.json"), "--out", out)
+	// A THREAD grade rule needs response times, which poisson lacks.
+	thread := filepath.Join(dir, "thread.json")
+	os.WriteFile(thread, []byte(`[{"resource": "pay", "grade": 0, "count": 5}]`), 0o644)
+	checkBadInput(t, out, `rule "pay"`, "run", "poisson", "--rules", thread, "--out", out)
+	// A param rule reads key column key2 (paramIdx 1).
+	param := filepath.Join(dir, "param.json")
+	os.WriteFile(param, []byte(`{"paramFlowRules": [{"resource": "q", "paramIdx": 1, "count": 5}]}`), 0o644)
+	checkBadInput(t, out, `reads the trace column "key2"`, "run", "poisson", "--rules", param, "--out", out)
+	if _, stderr, code := binary(t, "rules", "explain", bad); code == 0 || !strings.Contains(stderr, "bad.json:3:") {
+		t.Errorf("rules explain on a bad file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestTuneRules(t *testing.T) {
+	dir := t.TempDir()
+	out, stderr, err := execute(t, "tune", "poisson", "--rules", "../../examples/rules/sentinel-flow-rules.json", "--sample-counts", "1,2", "--quiet", "--out", filepath.Join(dir, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, `tuning rule "GET:/api/orders"`) || !strings.Contains(out, "leap-array at 100/s") {
+		t.Errorf("tune --rules did not tune GET:/api/orders at its count 100:\n%s\n%s", stderr, out)
+	}
+	checkBadInput(t, filepath.Join(dir, "u"), "pick one of: GET:/api/orders", "tune", "poisson", "--rules", "../../examples/rules/sentinel-flow-rules.json", "--rule", "nope", "--out", filepath.Join(dir, "u"))
+	checkBadInput(t, filepath.Join(dir, "u"), "no rule in --rules is a QPS flow rule", "tune", "poisson", "--rules", "../../examples/rules/kong.yaml", "--out", filepath.Join(dir, "u"))
+}

@@ -1,0 +1,790 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// walkMaps calls fn on every mapping in the tree, depth first, with the
+// keys that lead to it.
+func walkMaps(n *yaml.Node, path []string, fn func(m *yaml.Node, path []string)) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		fn(n, path)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			walkMaps(n.Content[i+1], append(path[:len(path):len(path)], n.Content[i].Value), fn)
+		}
+	case yaml.SequenceNode:
+		for i, it := range n.Content {
+			walkMaps(it, append(path[:len(path):len(path)], strconv.Itoa(i)), fn)
+		}
+	case yaml.DocumentNode:
+		for _, it := range n.Content {
+			walkMaps(it, path, fn)
+		}
+	}
+}
+
+// --- ingress-nginx ---------------------------------------------------------
+
+const ingressPrefix = "nginx.ingress.kubernetes.io/"
+
+// ingress reads ingress-nginx's rate-limit annotations on Ingress objects
+// (one document, several, or a List) and expands them as the controller's
+// template does (internal/ingress/annotations/ratelimit, buildRateLimit):
+// limit-rps and limit-rpm each become a 5m zone keyed on the client
+// address with burst = limit × limit-burst-multiplier (default 5) and
+// nodelay; limit-connections a limit_conn.
+func (d *doc) ingress(root *yaml.Node) ([]Rule, error) {
+	var out []Rule
+	var visit func(n *yaml.Node) error
+	visit = func(n *yaml.Node) error {
+		m := mp(n)
+		if m.str("kind") == "List" {
+			for _, it := range items(m.get("items")) {
+				if err := visit(it); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if m.str("kind") != "Ingress" {
+			return nil
+		}
+		r, ok, err := d.ingressRule(n)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out = append(out, r)
+		}
+		return nil
+	}
+	for _, n := range d.docs(root) {
+		if err := visit(n); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// docs returns every document of the file when it holds several (---).
+func (d *doc) docs(root *yaml.Node) []*yaml.Node {
+	if d.all != nil {
+		return d.all
+	}
+	return []*yaml.Node{root}
+}
+
+func (d *doc) ingressRule(n *yaml.Node) (Rule, bool, error) {
+	m := mp(n)
+	name := m.path("metadata", "name")
+	ns := m.path("metadata", "namespace")
+	label := "ingress"
+	if name != nil {
+		label = name.Value
+		if ns != nil {
+			label = ns.Value + "/" + label
+		}
+	}
+	ann := m.path("metadata", "annotations")
+	if ann == nil {
+		return Rule{}, false, nil
+	}
+	f, err := d.fields(ann, "annotation")
+	if err != nil {
+		return Rule{}, false, err
+	}
+	read := func(key string) (int64, error) {
+		v, err := f.whole(ingressPrefix+key, 0)
+		if err == nil && v < 0 {
+			err = f.errf(ingressPrefix+key, "is negative; give 0 or more")
+		}
+		return v, err
+	}
+	rps, e1 := read("limit-rps")
+	rpm, e2 := read("limit-rpm")
+	conn, e3 := read("limit-connections")
+	mult, e4 := f.whole(ingressPrefix+"limit-burst-multiplier", 5)
+	if err := first(e1, e2, e3, e4); err != nil {
+		return Rule{}, false, err
+	}
+	if rps == 0 && rpm == 0 && conn == 0 {
+		return Rule{}, false, nil
+	}
+	var stages, what, notes []string
+	if rps > 0 {
+		stages = append(stages, spec("nginx-limit-req", "rate", fmt.Sprintf("%dr/s", rps), "burst", strconv.FormatInt(rps*mult, 10), "nodelay", "true", "zone", "5m", "key", "ip"))
+		what = append(what, fmt.Sprintf("limit-rps=%d", rps))
+	}
+	if rpm > 0 {
+		stages = append(stages, spec("nginx-limit-req", "rate", fmt.Sprintf("%dr/m", rpm), "burst", strconv.FormatInt(rpm*mult, 10), "nodelay", "true", "zone", "5m", "key", "ip"))
+		what = append(what, fmt.Sprintf("limit-rpm=%d", rpm))
+	}
+	if conn > 0 {
+		stages = append(stages, spec("concurrency", "limit", strconv.FormatInt(conn, 10), "key", "ip"))
+		what = append(what, fmt.Sprintf("limit-connections=%d", conn))
+		notes = append(notes, "limit-connections: a limit_conn per client address, simulated as a per-key concurrency limit (needs rt_ms in the trace); nginx checks it in the same phase as limit_req")
+	}
+	what = append(what, fmt.Sprintf("limit-burst-multiplier=%d", mult))
+	for _, k := range []string{"limit-allowlist", "limit-whitelist"} {
+		if v, _ := f.str(ingressPrefix+k, ""); v != "" {
+			notes = append(notes, fmt.Sprintf("%s %q: not simulated; addresses in it are not limited by nginx", k, v))
+		}
+	}
+	for _, k := range []string{"limit-rate", "limit-rate-after"} {
+		if v, _ := f.str(ingressPrefix+k, ""); v != "" {
+			notes = append(notes, fmt.Sprintf("%s: limits response bandwidth, not requests; ignored", k))
+		}
+	}
+	return Rule{Name: label, Source: d.pos(n), What: strings.Join(what, " "), Spec: strings.Join(stages, "+"),
+		Notes: notes, KeyColumns: []string{"ip"}, NeedsResponses: conn > 0}, true, nil
+}
+
+// --- Envoy local_ratelimit ------------------------------------------------
+
+// envoyLocal reads every LocalRateLimit config in the file (a bare
+// config, an http_filters entry, or a route's typed_per_filter_config):
+// its token_bucket becomes envoy-local, and each descriptor's bucket a row
+// of its own.
+func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
+	var out []Rule
+	var err error
+	walkMaps(root, nil, func(n *yaml.Node, path []string) {
+		if err != nil {
+			return
+		}
+		m := mp(n)
+		tb := m.get("token_bucket")
+		if tb == nil || m.has("max_tokens") {
+			return
+		}
+		name := m.str("stat_prefix")
+		if name == "" {
+			name = "local_ratelimit"
+		}
+		var r Rule
+		r, err = d.envoyBucket(tb, name)
+		if err != nil {
+			return
+		}
+		r.Source = d.pos(n)
+		if !envoyPercent(m.get("filter_enabled")) {
+			r.Notes = append(r.Notes, "filter_enabled is unset or 0%: Envoy does not even check this bucket (it defaults to 0% for safety); the row shows what it would do when enabled")
+		} else if !envoyPercent(m.get("filter_enforced")) {
+			r.Notes = append(r.Notes, "filter_enforced is unset or 0%: Envoy counts but lets every request through (shadow); the row shows what it would reject")
+		}
+		for _, k := range []string{"local_rate_limit_per_downstream_connection", "always_consume_default_token_bucket", "rate_limited_as_resource_exhausted", "response_headers_to_add", "request_headers_to_add_when_not_enforced", "enable_x_ratelimit_headers", "status", "stage", "vh_rate_limits"} {
+			if m.has(k) {
+				r.Notes = append(r.Notes, fmt.Sprintf("%s: does not change which requests the bucket admits; ignored", k))
+			}
+		}
+		out = append(out, r)
+		for i, desc := range items(m.get("descriptors")) {
+			dm := mp(desc)
+			var parts []string
+			keyCol := ""
+			for _, e := range items(dm.get("entries")) {
+				em := mp(e)
+				if em.str("value") == "" {
+					keyCol = em.str("key")
+					parts = append(parts, em.str("key")+"=*")
+				} else {
+					parts = append(parts, em.str("key")+"="+em.str("value"))
+				}
+			}
+			dtb := dm.get("token_bucket")
+			if dtb == nil {
+				err = d.errAt(desc, "descriptor %d of %s has no token_bucket; add one", i, name)
+				return
+			}
+			var dr Rule
+			dr, err = d.envoyBucket(dtb, name+" ["+strings.Join(parts, ",")+"]")
+			if err != nil {
+				return
+			}
+			dr.Source = d.pos(desc)
+			if keyCol != "" {
+				dr.Spec = dr.Spec + ",key=" + keyCol
+				dr.KeyColumns = []string{keyCol}
+				dr.Notes = append(dr.Notes, fmt.Sprintf("entry %s has no value: one bucket per distinct value of the trace column %q (Envoy ≥ 1.34, at most max-descriptors)", keyCol, keyCol))
+			}
+			dr.Notes = append(dr.Notes, "descriptor bucket: the row assumes every request carries this descriptor (the route's rate_limits actions decide that in Envoy)")
+			out = append(out, dr)
+		}
+	})
+	return out, err
+}
+
+// envoyPercent is true when a RuntimeFractionalPercent's default is above 0.
+func envoyPercent(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	dv := mp(n).get("default_value")
+	if dv == nil {
+		return false
+	}
+	num, err := strconv.ParseFloat(mp(dv).str("numerator"), 64)
+	return err == nil && num > 0
+}
+
+func (d *doc) envoyBucket(tb *yaml.Node, name string) (Rule, error) {
+	f, err := d.fields(tb, "token_bucket")
+	if err != nil {
+		return Rule{}, err
+	}
+	maxT, e1 := f.whole("max_tokens", 0)
+	perFill, e2 := f.whole("tokens_per_fill", 1)
+	fill, e3 := f.duration("fill_interval", 0, time.Second)
+	if err := first(e1, e2, e3); err != nil {
+		return Rule{}, err
+	}
+	switch {
+	case maxT < 1:
+		return Rule{}, f.errf("max_tokens", "is %d; Envoy requires at least 1", maxT)
+	case perFill < 1:
+		return Rule{}, f.errf("tokens_per_fill", "is %d; Envoy requires at least 1", perFill)
+	case fill <= 0:
+		return Rule{}, f.errf("fill_interval", "is missing or 0; give a duration such as 1s")
+	}
+	var notes []string
+	for _, k := range f.unread() {
+		notes = append(notes, k+": ignored")
+	}
+	return Rule{
+		Name: name, What: fmt.Sprintf("token_bucket max_tokens=%d tokens_per_fill=%d fill_interval=%v", maxT, perFill, fill),
+		Spec:  spec("envoy-local", "max-tokens", strconv.FormatInt(maxT, 10), "tokens-per-fill", strconv.FormatInt(perFill, 10), "fill-interval", fmtDur(fill)),
+		Notes: notes,
+	}, nil
+}
+
+// --- envoyproxy/ratelimit ---------------------------------------------------
+
+var envoyUnits = []string{"second", "minute", "hour", "day", "week", "month", "year"}
+
+// envoyRatelimit reads envoyproxy/ratelimit's configuration: each
+// descriptor with a rate_limit becomes redis-envoy-ratelimit on the trace
+// column named by its key (remote_address reads ip).
+func (d *doc) envoyRatelimit(root *yaml.Node) ([]Rule, error) {
+	m := mp(root)
+	domain := m.str("domain")
+	if domain == "" {
+		return nil, d.errAt(root, "the configuration has no domain; add domain: NAME")
+	}
+	var out []Rule
+	var walk func(list *yaml.Node, prefix string, parentShadow bool) error
+	walk = func(list *yaml.Node, prefix string, parentShadow bool) error {
+		if list == nil {
+			return nil
+		}
+		if list.Kind != yaml.SequenceNode {
+			return d.errAt(list, "descriptors must be a list, got %s", kindName(list))
+		}
+		for _, it := range list.Content {
+			f, err := d.fields(it, "descriptor")
+			if err != nil {
+				return err
+			}
+			key, e1 := f.str("key", "")
+			val, e2 := f.str("value", "")
+			shadow, e3 := f.boolean("shadow_mode", false)
+			if err := first(e1, e2, e3); err != nil {
+				return err
+			}
+			if key == "" {
+				return d.errAt(it, "a descriptor has no key; add key: NAME")
+			}
+			label := prefix + "." + key
+			if val != "" {
+				label += "_" + val
+			}
+			if rl := f.node("rate_limit"); rl != nil {
+				r, err := d.envoyRateLimit(rl, label, key, val, shadow || parentShadow)
+				if err != nil {
+					return err
+				}
+				if r.Spec != "" {
+					out = append(out, r)
+				}
+			}
+			if err := walk(f.node("descriptors"), label, shadow || parentShadow); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(m.get("descriptors"), domain, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (d *doc) envoyRateLimit(rl *yaml.Node, label, key, val string, shadow bool) (Rule, error) {
+	f, err := d.fields(rl, "rate_limit")
+	if err != nil {
+		return Rule{}, err
+	}
+	unl, e1 := f.boolean("unlimited", false)
+	unit, e2 := f.choice("unit", -1, 0, envoyUnits...)
+	n, e3 := f.whole("requests_per_unit", -1)
+	f.node("name")
+	if err := first(e1, e2, e3); err != nil {
+		return Rule{}, err
+	}
+	r := Rule{Name: label, Source: d.pos(rl)}
+	if unl {
+		return r, nil
+	}
+	if unit < 0 {
+		if u := strings.ToLower(mp(rl).str("unit")); u != "" {
+			return Rule{}, f.errf("unit", "%q is not one of %s", u, strings.Join(envoyUnits, ", "))
+		}
+		return Rule{}, f.errf("unit", "is missing; give one of %s", strings.Join(envoyUnits, ", "))
+	}
+	if n < 0 {
+		return Rule{}, f.errf("requests_per_unit", "is missing or negative; give the number of requests per %s", envoyUnits[unit])
+	}
+	col := key
+	if key == "remote_address" {
+		col = "ip"
+	}
+	kv := []string{"limit", strconv.FormatInt(n, 10), "unit", envoyUnits[unit]}
+	if val == "" {
+		kv = append(kv, "key", col)
+		r.KeyColumns = []string{col}
+	} else {
+		r.Notes = append(r.Notes, fmt.Sprintf("value %q: the row assumes every request carries %s=%s, so one counter for all", val, key, val))
+	}
+	if shadow {
+		kv = append(kv, "shadow-mode", "true")
+		r.Notes = append(r.Notes, "shadow_mode: the service answers OK to every request and counts as usual")
+	}
+	r.What = fmt.Sprintf("rate_limit %d per %s", n, envoyUnits[unit])
+	r.Spec = spec("redis-envoy-ratelimit", kv...)
+	return r, nil
+}
+
+// --- Spring Cloud Gateway ----------------------------------------------------
+
+// spring reads the RequestRateLimiter filters of a Spring Cloud Gateway
+// application.yml (routes and default-filters, under spring.cloud.gateway
+// or, since 4.3, spring.cloud.gateway.server.webflux).
+func (d *doc) spring(root *yaml.Node) ([]Rule, error) {
+	var out []Rule
+	for _, base := range [][]string{{"spring", "cloud", "gateway"}, {"spring", "cloud", "gateway", "server", "webflux"}} {
+		gw := mp(root).path(base...)
+		if gw == nil {
+			continue
+		}
+		g := mp(gw)
+		for _, f := range items(g.get("default-filters")) {
+			r, ok, err := d.springFilter(f, "default-filters")
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, r)
+			}
+		}
+		for i, route := range items(g.get("routes")) {
+			id := mp(route).str("id")
+			if id == "" {
+				id = fmt.Sprintf("route %d", i)
+			}
+			for _, f := range items(mp(route).get("filters")) {
+				r, ok, err := d.springFilter(f, id)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	if r4j := mp(root).get("resilience4j"); r4j != nil {
+		more, err := d.resilience4j(root)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+func (d *doc) springFilter(n *yaml.Node, route string) (Rule, bool, error) {
+	args := map[string]*yaml.Node{}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		name, rest, _ := strings.Cut(n.Value, "=")
+		if strings.TrimSpace(name) != "RequestRateLimiter" {
+			return Rule{}, false, nil
+		}
+		if strings.TrimSpace(rest) != "" {
+			return Rule{}, false, d.errAt(n, "RequestRateLimiter=%s: the shortcut form takes no Redis arguments; write the filter with name: and args: (redis-rate-limiter.replenishRate, …)", clip(rest))
+		}
+	case yaml.MappingNode:
+		if mp(n).str("name") != "RequestRateLimiter" {
+			return Rule{}, false, nil
+		}
+		a := mp(n).get("args")
+		var flat func(m *yaml.Node, prefix string)
+		flat = func(m *yaml.Node, prefix string) {
+			for i := 0; i+1 < len(m.Content); i += 2 {
+				k, v := prefix+m.Content[i].Value, m.Content[i+1]
+				if v.Kind == yaml.MappingNode {
+					flat(v, k+".")
+				} else {
+					args[k] = v
+				}
+			}
+		}
+		if a != nil && a.Kind == yaml.MappingNode {
+			flat(a, "")
+		}
+	default:
+		return Rule{}, false, nil
+	}
+	num := func(names ...string) (int64, *yaml.Node, error) {
+		for _, k := range names {
+			if v, ok := args[k]; ok {
+				x, err := strconv.ParseInt(strings.TrimSpace(v.Value), 10, 64)
+				if err != nil {
+					return 0, v, d.errAt(v, "RequestRateLimiter %s: %q is not a whole number", k, clip(v.Value))
+				}
+				return x, v, nil
+			}
+		}
+		return -1, nil, nil
+	}
+	rate, rn, e1 := num("redis-rate-limiter.replenishRate", "redis-rate-limiter.replenish-rate")
+	burst, bn, e2 := num("redis-rate-limiter.burstCapacity", "redis-rate-limiter.burst-capacity")
+	tokens, tn, e3 := num("redis-rate-limiter.requestedTokens", "redis-rate-limiter.requested-tokens")
+	if err := first(e1, e2, e3); err != nil {
+		return Rule{}, false, err
+	}
+	switch {
+	case rn == nil:
+		return Rule{}, false, d.errAt(n, "RequestRateLimiter on %s has no redis-rate-limiter.replenishRate; add it (tokens per second)", route)
+	case rate < 1:
+		return Rule{}, false, d.errAt(rn, "redis-rate-limiter.replenishRate is %d; Spring requires at least 1", rate)
+	case bn != nil && burst < 0:
+		return Rule{}, false, d.errAt(bn, "redis-rate-limiter.burstCapacity is %d; give 0 or more", burst)
+	case tn != nil && tokens < 1:
+		return Rule{}, false, d.errAt(tn, "redis-rate-limiter.requestedTokens is %d; Spring requires at least 1", tokens)
+	}
+	if bn == nil {
+		burst = 1 // RedisRateLimiter.Config's default
+	}
+	if tn == nil {
+		tokens = 1
+	}
+	var notes []string
+	if burst < rate {
+		notes = append(notes, fmt.Sprintf("burstCapacity %d is below replenishRate %d: Spring's configuration refuses it; the row runs the script as given", burst, rate))
+	}
+	if kr, ok := args["key-resolver"]; ok {
+		notes = append(notes, fmt.Sprintf("key-resolver %s: its value is read from the trace's key column", kr.Value))
+	} else {
+		notes = append(notes, "no key-resolver: Spring's default PrincipalNameKeyResolver keys on the user; the row reads the key column (Spring denies an empty key by default, deny-empty-key)")
+	}
+	kv := []string{"replenish-rate", strconv.FormatInt(rate, 10), "burst-capacity", strconv.FormatInt(burst, 10)}
+	if tokens != 1 {
+		kv = append(kv, "requested-tokens", strconv.FormatInt(tokens, 10))
+	}
+	kv = append(kv, "key", "key")
+	return Rule{
+		Name: route, Source: d.pos(n), What: fmt.Sprintf("RequestRateLimiter replenishRate=%d burstCapacity=%d requestedTokens=%d", rate, burst, tokens),
+		Spec: spec("redis-spring-gateway", kv...), Notes: notes, KeyColumns: []string{"key"},
+	}, true, nil
+}
+
+// --- Traefik -----------------------------------------------------------------
+
+// traefik reads rateLimit middlewares from Traefik's dynamic configuration
+// (http.middlewares.NAME.rateLimit) or a Kubernetes Middleware resource.
+func (d *doc) traefik(root *yaml.Node) ([]Rule, error) {
+	var out []Rule
+	for _, n := range d.docs(root) {
+		m := mp(n)
+		if m.str("kind") == "Middleware" {
+			if rl := m.path("spec", "rateLimit"); rl != nil {
+				r, err := d.traefikRule(rl, m.path("metadata", "name").Value)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, r)
+			}
+			continue
+		}
+		mw := m.path("http", "middlewares")
+		if mw == nil {
+			continue
+		}
+		for _, name := range mp(mw).keys() {
+			rl := mapping{mp(mw).get(name)}.get("rateLimit")
+			if rl == nil {
+				continue
+			}
+			r, err := d.traefikRule(rl, name)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (d *doc) traefikRule(n *yaml.Node, name string) (Rule, error) {
+	f, err := d.fields(n, "rateLimit")
+	if err != nil {
+		return Rule{}, err
+	}
+	avg, e1 := f.nonNegative("average", 0)
+	period, e2 := f.duration("period", time.Second, time.Second)
+	burst, e3 := f.whole("burst", 1)
+	if err := first(e1, e2, e3); err != nil {
+		return Rule{}, err
+	}
+	var notes []string
+	if avg == 0 {
+		notes = append(notes, "average 0: Traefik applies no rate limit; the row is dropped")
+		return Rule{}, f.errf("average", "is 0, which Traefik reads as no rate limit; give the requests per period")
+	}
+	if burst < 1 {
+		return Rule{}, f.errf("burst", "is %d; give at least 1", burst)
+	}
+	col := "ip"
+	if sc := f.node("sourceCriterion"); sc != nil {
+		sm := mp(sc)
+		switch {
+		case sm.has("requestHeaderName"):
+			col = strings.ToLower(sm.str("requestHeaderName"))
+			notes = append(notes, fmt.Sprintf("sourceCriterion.requestHeaderName %s: read from the trace column %q", sm.str("requestHeaderName"), col))
+		case sm.has("requestHost"):
+			col = "host"
+		case sm.has("ipStrategy"):
+			notes = append(notes, "sourceCriterion.ipStrategy: the trace's ip column should hold the address the strategy picks")
+		}
+	}
+	for _, k := range f.unread() {
+		notes = append(notes, k+": ignored")
+	}
+	return Rule{
+		Name: name, Source: d.pos(n), What: fmt.Sprintf("rateLimit average=%s period=%v burst=%d", fmtNum(avg), period, burst),
+		Spec:  spec("traefik", "average", fmtNum(avg), "period", fmtDur(period), "burst", strconv.FormatInt(burst, 10), "key", col),
+		Notes: notes, KeyColumns: []string{col},
+	}, nil
+}
+
+// --- Kong ----------------------------------------------------------------------
+
+// kong reads the rate-limiting plugins of a Kong declarative configuration
+// (top level, or under services and routes).
+func (d *doc) kong(root *yaml.Node) ([]Rule, error) {
+	var out []Rule
+	var err error
+	walkMaps(root, nil, func(n *yaml.Node, path []string) {
+		if err != nil || mp(n).str("name") != "rate-limiting" || len(path) < 2 || path[len(path)-2] != "plugins" {
+			return
+		}
+		label := "global"
+		if len(path) >= 4 {
+			if parent := nodeAt(root, path[:len(path)-2]); parent != nil && mp(parent).str("name") != "" {
+				label = strings.TrimSuffix(path[len(path)-4], "s") + " " + mp(parent).str("name")
+			}
+		}
+		var r Rule
+		r, err = d.kongRule(n, label)
+		if err == nil {
+			out = append(out, r)
+		}
+	})
+	return out, err
+}
+
+func (d *doc) kongRule(n *yaml.Node, label string) (Rule, error) {
+	cfg := mp(n).get("config")
+	if cfg == nil {
+		return Rule{}, d.errAt(n, "rate-limiting plugin on %s has no config; add config: {minute: N}", label)
+	}
+	f, err := d.fields(cfg, "rate-limiting config")
+	if err != nil {
+		return Rule{}, err
+	}
+	var kv, what, notes []string
+	any := false
+	for _, unit := range []string{"second", "minute", "hour", "day", "month", "year"} {
+		if f.m.get(unit) == nil || f.m.get(unit).Tag == "!!null" {
+			f.node(unit)
+			continue
+		}
+		v, err := f.nonNegative(unit, 0)
+		if err != nil {
+			return Rule{}, err
+		}
+		any = true
+		kv = append(kv, unit, fmtNum(v))
+		what = append(what, fmt.Sprintf("%s=%s", unit, fmtNum(v)))
+	}
+	if !any {
+		return Rule{}, d.errAt(cfg, "rate-limiting plugin on %s sets no limit; give second, minute, hour, day, month or year", label)
+	}
+	policy, err := f.str("policy", "local")
+	if err != nil {
+		return Rule{}, err
+	}
+	switch policy {
+	case "local", "redis":
+	case "cluster":
+		notes = append(notes, "policy cluster: counted in Kong's database; simulated as local (one node, counts only accepted requests)")
+		policy = "local"
+	default:
+		return Rule{}, f.errf("policy", "%q is not local, cluster or redis", clip(policy))
+	}
+	kv = append(kv, "policy", policy)
+	limitBy, err := f.str("limit_by", "consumer")
+	if err != nil {
+		return Rule{}, err
+	}
+	col := "key"
+	switch limitBy {
+	case "ip":
+		col = "ip"
+	case "header":
+		h, _ := f.str("header_name", "")
+		if h == "" {
+			return Rule{}, f.errf("header_name", "is missing although limit_by is header; name the header")
+		}
+		col = strings.ToLower(h)
+	case "path":
+		col = "path"
+	case "service":
+		col = "*"
+		notes = append(notes, "limit_by service: one counter for every request of the service (key=*)")
+	case "consumer", "credential", "consumer-group":
+		notes = append(notes, fmt.Sprintf("limit_by %s: read from the trace's key column (Kong falls back to the client address when no consumer is identified)", limitBy))
+	default:
+		return Rule{}, f.errf("limit_by", "%q is not consumer, credential, ip, service, header, path or consumer-group", clip(limitBy))
+	}
+	kv = append(kv, "key", col)
+	for _, k := range f.unread() {
+		if k != "header_name" {
+			notes = append(notes, k+": ignored (does not change which requests pass)")
+		}
+	}
+	r := Rule{Name: label, Source: d.pos(n), What: "rate-limiting " + strings.Join(what, " "), Spec: spec("kong", kv...), Notes: notes}
+	if col != "*" {
+		r.KeyColumns = []string{col}
+	}
+	return r, nil
+}
+
+// --- resilience4j ----------------------------------------------------------------
+
+// resilience4j reads resilience4j.ratelimiter.instances (with configs and
+// baseConfig) from a Spring Boot application.yml.
+func (d *doc) resilience4j(root *yaml.Node) ([]Rule, error) {
+	rl := mp(root).path("resilience4j", "ratelimiter")
+	if rl == nil {
+		return nil, nil
+	}
+	configs := mp(rl).get("configs")
+	inst := mp(rl).get("instances")
+	if inst == nil {
+		return nil, nil
+	}
+	var out []Rule
+	for _, name := range mp(inst).keys() {
+		n := mp(inst).get(name)
+		layers := []*yaml.Node{n}
+		seen := map[string]bool{}
+		for cur := n; cur != nil; {
+			base := mp(cur).str("baseConfig")
+			if base == "" {
+				break
+			}
+			if seen[base] {
+				return nil, d.errAt(cur, "baseConfig %q refers back to itself; break the loop", base)
+			}
+			seen[base] = true
+			cur = mp(configs).get(base)
+			if cur == nil {
+				return nil, d.errAt(n, "instance %s: baseConfig %q is not under resilience4j.ratelimiter.configs; define it", name, base)
+			}
+			layers = append(layers, cur)
+		}
+		if def := mp(configs).get("default"); def != nil && !seen["default"] {
+			layers = append(layers, def)
+		}
+		// Each field from the first layer that sets it.
+		pick := func(key string) *yaml.Node {
+			for _, l := range layers {
+				if v := mp(l).get(key); v != nil {
+					return l
+				}
+			}
+			return nil
+		}
+		limit, refresh, timeout := int64(50), 500*time.Nanosecond, 5*time.Second
+		var err error
+		if l := pick("limitForPeriod"); l != nil {
+			f, _ := d.fields(l, "ratelimiter config")
+			if limit, err = f.whole("limitForPeriod", 50); err != nil {
+				return nil, err
+			}
+			if limit < 1 {
+				return nil, f.errf("limitForPeriod", "is %d; resilience4j requires at least 1", limit)
+			}
+		}
+		if l := pick("limitRefreshPeriod"); l != nil {
+			f, _ := d.fields(l, "ratelimiter config")
+			if refresh, err = f.duration("limitRefreshPeriod", refresh, time.Millisecond); err != nil {
+				return nil, err
+			}
+			if refresh < time.Nanosecond {
+				return nil, f.errf("limitRefreshPeriod", "is %v; resilience4j requires at least 1ns", refresh)
+			}
+		}
+		if l := pick("timeoutDuration"); l != nil {
+			f, _ := d.fields(l, "ratelimiter config")
+			if timeout, err = f.duration("timeoutDuration", timeout, time.Millisecond); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, Rule{
+			Name: name, Source: d.pos(n),
+			What: fmt.Sprintf("ratelimiter limitForPeriod=%d limitRefreshPeriod=%v timeoutDuration=%v", limit, refresh, timeout),
+			Spec: spec("resilience4j", "limit-for-period", strconv.FormatInt(limit, 10), "refresh-period", fmtDur(refresh), "timeout", fmtDur(timeout)),
+		})
+	}
+	return out, nil
+}
+
+// nodeAt follows a path of mapping keys and sequence indexes.
+func nodeAt(n *yaml.Node, path []string) *yaml.Node {
+	for _, p := range path {
+		switch n.Kind {
+		case yaml.MappingNode:
+			n = mp(n).get(p)
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(p)
+			if err != nil || i >= len(n.Content) {
+				return nil
+			}
+			n = n.Content[i]
+		default:
+			return nil
+		}
+		if n == nil {
+			return nil
+		}
+	}
+	return n
+}

@@ -1,0 +1,603 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// directive is one nginx directive with its arguments and, for a block,
+// its children.
+type directive struct {
+	name  string
+	args  []string
+	file  string
+	line  int
+	block []*directive
+	isBlk bool
+}
+
+func (d *directive) pos() string { return fmt.Sprintf("%s:%d", filepath.ToSlash(d.file), d.line) }
+
+func (d *directive) errf(format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s", d.file, d.line, fmt.Sprintf(format, args...))
+}
+
+// nginxLexer splits nginx configuration text into tokens as nginx's
+// ngx_conf_read_token does: words, quoted strings, ';', '{', '}', with '#'
+// comments to the end of the line.
+type nginxLexer struct {
+	file string
+	src  string
+	i    int
+	line int
+}
+
+type token struct {
+	text   string
+	line   int
+	quoted bool
+}
+
+func (l *nginxLexer) next() (token, bool, error) {
+	for l.i < len(l.src) {
+		c := l.src[l.i]
+		switch {
+		case c == '\n':
+			l.line++
+			l.i++
+		case c == ' ' || c == '\t' || c == '\r':
+			l.i++
+		case c == '#':
+			for l.i < len(l.src) && l.src[l.i] != '\n' {
+				l.i++
+			}
+		case c == ';' || c == '{' || c == '}':
+			l.i++
+			return token{text: string(c), line: l.line}, true, nil
+		case c == '"' || c == '\'':
+			start := l.line
+			l.i++
+			var b strings.Builder
+			for {
+				if l.i >= len(l.src) {
+					return token{}, false, fmt.Errorf("%s:%d: a quoted string is not closed; add the closing %c", l.file, start, c)
+				}
+				ch := l.src[l.i]
+				if ch == '\\' && l.i+1 < len(l.src) {
+					b.WriteByte(l.src[l.i+1])
+					l.i += 2
+					continue
+				}
+				if ch == c {
+					l.i++
+					break
+				}
+				if ch == '\n' {
+					l.line++
+				}
+				b.WriteByte(ch)
+				l.i++
+			}
+			return token{text: b.String(), line: start, quoted: true}, true, nil
+		default:
+			start := l.i
+			for l.i < len(l.src) {
+				ch := l.src[l.i]
+				if ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == ';' || ch == '{' || ch == '}' {
+					break
+				}
+				if ch == '\\' && l.i+1 < len(l.src) {
+					l.i++
+				}
+				l.i++
+			}
+			return token{text: l.src[start:l.i], line: l.line}, true, nil
+		}
+	}
+	return token{}, false, nil
+}
+
+const maxIncludeDepth = 16
+
+// parseNginxFile parses one file into directives, resolving include
+// relative to the file's directory.
+func parseNginxFile(name string, data []byte, depth int) ([]*directive, error) {
+	l := &nginxLexer{file: name, src: string(data), line: 1}
+	list, closed, err := parseBlock(l, depth, 0)
+	if err != nil {
+		return nil, err
+	}
+	if closed {
+		return nil, fmt.Errorf("%s:%d: unexpected '}'; remove it or open its block", name, l.line)
+	}
+	return list, nil
+}
+
+func parseBlock(l *nginxLexer, depth, level int) (list []*directive, closed bool, err error) {
+	var cur *directive
+	for {
+		t, ok, err := l.next()
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			if cur != nil {
+				return nil, false, fmt.Errorf("%s:%d: directive %q has no ';' at its end; add one", l.file, cur.line, cur.name)
+			}
+			if level > 0 {
+				return nil, false, fmt.Errorf("%s:%d: a block is not closed; add '}'", l.file, l.line)
+			}
+			return list, false, nil
+		}
+		switch {
+		case !t.quoted && t.text == ";":
+			if cur == nil {
+				return nil, false, fmt.Errorf("%s:%d: unexpected ';'", l.file, t.line)
+			}
+			if cur.name == "include" {
+				inc, err := includeFiles(cur, depth)
+				if err != nil {
+					return nil, false, err
+				}
+				list = append(list, inc...)
+			} else {
+				list = append(list, cur)
+			}
+			cur = nil
+		case !t.quoted && t.text == "{":
+			if cur == nil {
+				return nil, false, fmt.Errorf("%s:%d: unexpected '{' without a directive", l.file, t.line)
+			}
+			children, closed, err := parseBlock(l, depth, level+1)
+			if err != nil {
+				return nil, false, err
+			}
+			if !closed {
+				return nil, false, fmt.Errorf("%s:%d: the %s block is not closed; add '}'", l.file, cur.line, cur.name)
+			}
+			cur.block, cur.isBlk = children, true
+			list = append(list, cur)
+			cur = nil
+		case !t.quoted && t.text == "}":
+			if cur != nil {
+				return nil, false, fmt.Errorf("%s:%d: directive %q has no ';' at its end; add one", l.file, cur.line, cur.name)
+			}
+			if level == 0 {
+				return nil, false, fmt.Errorf("%s:%d: unexpected '}'; remove it or open its block", l.file, t.line)
+			}
+			return list, true, nil
+		default:
+			if cur == nil {
+				cur = &directive{name: t.text, file: l.file, line: t.line}
+			} else {
+				cur.args = append(cur.args, t.text)
+			}
+		}
+	}
+}
+
+func includeFiles(d *directive, depth int) ([]*directive, error) {
+	if len(d.args) != 1 {
+		return nil, d.errf("include takes one file name or pattern, got %d arguments", len(d.args))
+	}
+	if depth >= maxIncludeDepth {
+		return nil, d.errf("includes nest more than %d deep; look for a file that includes itself", maxIncludeDepth)
+	}
+	pattern := d.args[0]
+	if !filepath.IsAbs(pattern) {
+		pattern = filepath.Join(filepath.Dir(d.file), pattern)
+	}
+	var files []string
+	if strings.ContainsAny(pattern, "*?[") {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, d.errf("include %q is not a valid pattern (%v)", d.args[0], err)
+		}
+		files = m
+	} else {
+		files = []string{pattern}
+	}
+	var out []*directive
+	for _, f := range files {
+		data, err := readRulesFile(f)
+		if err != nil {
+			return nil, d.errf("include %q cannot be read (%s); the lab resolves it relative to %s", d.args[0], oneLine(err), filepath.Dir(d.file))
+		}
+		list, err := parseNginxFile(f, data, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, list...)
+	}
+	return out, nil
+}
+
+// zone is a limit_req_zone.
+type zone struct {
+	name, size, rate string
+	key              string // trace column, or * for a constant key
+	keyExpr          string
+	notes            []string
+	d                *directive
+	used             bool
+}
+
+// limitConf is what ngx_http_limit_req_merge_conf keeps per level: a
+// level with any limit_req directive replaces its parent's list whole.
+type limitConf struct {
+	limits  []*directive
+	status  string
+	dryRun  string
+	context string
+}
+
+func (c limitConf) inherit(block []*directive) limitConf {
+	out := limitConf{status: c.status, dryRun: c.dryRun}
+	var own []*directive
+	for _, d := range block {
+		switch d.name {
+		case "limit_req":
+			own = append(own, d)
+		case "limit_req_status":
+			if len(d.args) == 1 {
+				out.status = d.args[0]
+			}
+		case "limit_req_dry_run":
+			if len(d.args) == 1 {
+				out.dryRun = d.args[0]
+			}
+		}
+	}
+	if own != nil {
+		out.limits = own
+	} else {
+		out.limits = c.limits
+	}
+	return out
+}
+
+// parseNginx reads nginx's limit_req_zone and limit_req directives: each
+// location (or a server without locations) whose merged configuration has
+// limit_req becomes a row: a chain of nginx-limit-req stages, one per
+// limit_req in order, as nginx checks them.
+func parseNginx(name string, data []byte) ([]Rule, error) {
+	top, err := parseNginxFile(name, data, 0)
+	if err != nil {
+		return nil, err
+	}
+	zones := map[string]*zone{}
+	var zoneErr error
+	var walk func(list []*directive)
+	walk = func(list []*directive) {
+		for _, d := range list {
+			if zoneErr != nil {
+				return
+			}
+			if d.name == "limit_req_zone" {
+				z, err := parseZone(d)
+				if err != nil {
+					zoneErr = err
+					return
+				}
+				if old, dup := zones[z.name]; dup {
+					zoneErr = d.errf("limit_req_zone %q is defined twice (first at %s); nginx refuses a duplicate zone, so rename one", z.name, old.d.pos())
+					return
+				}
+				zones[z.name] = z
+			}
+			walk(d.block)
+		}
+	}
+	walk(top)
+	if zoneErr != nil {
+		return nil, zoneErr
+	}
+	for _, d := range allDirectives(top) {
+		if err := checkLimitDirective(d); err != nil {
+			return nil, err
+		}
+	}
+	// Find http blocks; a file that is only an included fragment (no http
+	// block) is read as if it were inside one.
+	var https [][]*directive
+	for _, d := range top {
+		if d.name == "http" {
+			https = append(https, d.block)
+		}
+	}
+	if len(https) == 0 {
+		https = append(https, top)
+	}
+	type row struct {
+		names []string
+		rule  Rule
+	}
+	var rows []*row
+	bySpec := map[string]*row{}
+	var build func(label string, conf limitConf, at *directive) error
+	build = func(label string, conf limitConf, at *directive) error {
+		if len(conf.limits) == 0 {
+			return nil
+		}
+		r, err := nginxRow(label, conf, zones)
+		if err != nil {
+			return err
+		}
+		if prev, ok := bySpec[r.Spec]; ok {
+			prev.names = append(prev.names, label)
+			return nil
+		}
+		x := &row{names: []string{label}, rule: r}
+		bySpec[r.Spec] = x
+		rows = append(rows, x)
+		return nil
+	}
+	var locs func(server string, conf limitConf, list []*directive) (bool, error)
+	locs = func(server string, conf limitConf, list []*directive) (bool, error) {
+		found := false
+		for _, d := range list {
+			if d.name != "location" || !d.isBlk {
+				continue
+			}
+			found = true
+			lc := conf.inherit(d.block)
+			label := strings.TrimSpace(server + " location " + strings.Join(d.args, " "))
+			if err := build(label, lc, d); err != nil {
+				return false, err
+			}
+			if _, err := locs(server, lc, d.block); err != nil {
+				return false, err
+			}
+		}
+		return found, nil
+	}
+	for _, h := range https {
+		hc := limitConf{}.inherit(h)
+		servers := 0
+		for _, d := range h {
+			if d.name != "server" || !d.isBlk {
+				continue
+			}
+			servers++
+			sc := hc.inherit(d.block)
+			sname := "server"
+			for _, x := range d.block {
+				if x.name == "server_name" && len(x.args) > 0 {
+					sname = x.args[0]
+				} else if x.name == "listen" && len(x.args) > 0 && sname == "server" {
+					sname = "server :" + x.args[0]
+				}
+			}
+			found, err := locs(sname, sc, d.block)
+			if err != nil {
+				return nil, err
+			}
+			if !found {
+				if err := build(sname, sc, d); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if servers == 0 {
+			found, err := locs("", hc, h)
+			if err != nil {
+				return nil, err
+			}
+			if !found {
+				if err := build("http", hc, nil); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	var out []Rule
+	for _, r := range rows {
+		r.rule.Name = strings.Join(r.names, ", ")
+		if len(r.names) > 1 {
+			r.rule.Notes = append(r.rule.Notes, fmt.Sprintf("%d locations share these limits; one row stands for all of them", len(r.names)))
+		}
+		out = append(out, r.rule)
+	}
+	for _, zn := range sortedKeys(zones) {
+		if z := zones[zn]; !z.used && len(out) > 0 {
+			out[0].Notes = append(out[0].Notes, fmt.Sprintf("limit_req_zone %q at %s: no limit_req uses it, so it limits nothing", zn, z.d.pos()))
+		}
+	}
+	return out, nil
+}
+
+func allDirectives(list []*directive) []*directive {
+	var out []*directive
+	for _, d := range list {
+		out = append(out, d)
+		out = append(out, allDirectives(d.block)...)
+	}
+	return out
+}
+
+// checkLimitDirective validates limit_req_status and limit_req_dry_run
+// where they stand.
+func checkLimitDirective(d *directive) error {
+	switch d.name {
+	case "limit_req_status":
+		if len(d.args) != 1 {
+			return d.errf("limit_req_status takes one status code, got %d arguments", len(d.args))
+		}
+		n, err := strconv.Atoi(d.args[0])
+		if err != nil || n < 400 || n > 599 {
+			return d.errf("limit_req_status %q must be a code from 400 to 599, as nginx requires", d.args[0])
+		}
+	case "limit_req_dry_run":
+		if len(d.args) != 1 || (d.args[0] != "on" && d.args[0] != "off") {
+			return d.errf("limit_req_dry_run takes on or off")
+		}
+	case "limit_req_log_level":
+		if len(d.args) != 1 || !slices.Contains([]string{"info", "notice", "warn", "error"}, d.args[0]) {
+			return d.errf("limit_req_log_level takes info, notice, warn or error")
+		}
+	}
+	return nil
+}
+
+// parseZone reads limit_req_zone KEY zone=NAME:SIZE rate=RATE [sync].
+func parseZone(d *directive) (*zone, error) {
+	if len(d.args) < 3 {
+		return nil, d.errf("limit_req_zone needs a key, zone=NAME:SIZE and rate=RATE, e.g. limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s")
+	}
+	z := &zone{d: d, keyExpr: d.args[0]}
+	for _, a := range d.args[1:] {
+		switch {
+		case strings.HasPrefix(a, "zone="):
+			n, size, ok := strings.Cut(strings.TrimPrefix(a, "zone="), ":")
+			if !ok || n == "" || size == "" {
+				return nil, d.errf("limit_req_zone %q: write zone=NAME:SIZE, e.g. zone=one:10m", a)
+			}
+			if _, err := parseSize(size); err != nil {
+				return nil, d.errf("limit_req_zone %s: %v", a, err)
+			}
+			z.name, z.size = n, size
+		case strings.HasPrefix(a, "rate="):
+			r := strings.TrimPrefix(a, "rate=")
+			if _, err := parseRate(r); err != nil {
+				return nil, d.errf("limit_req_zone %s: %v", a, err)
+			}
+			z.rate = r
+		case a == "sync":
+			z.notes = append(z.notes, fmt.Sprintf("zone %s: sync (NGINX Plus zone synchronisation) is not simulated; the row is one instance", z.name))
+		default:
+			return nil, d.errf("limit_req_zone: invalid argument %q; nginx takes zone=NAME:SIZE, rate=Nr/s or Nr/m and sync", a)
+		}
+	}
+	if z.name == "" {
+		return nil, d.errf("limit_req_zone has no zone=NAME:SIZE; add one, e.g. zone=one:10m")
+	}
+	if z.rate == "" {
+		return nil, d.errf("limit_req_zone %s has no rate; add rate=Nr/s or rate=Nr/m", z.name)
+	}
+	z.key, z.notes = nginxKey(z.keyExpr, z.notes)
+	return z, nil
+}
+
+// nginxKey maps a limit_req_zone key to a trace column: the client address
+// to ip, a constant (no variable, or $server_name/$host within one server)
+// to one shared state, anything else to the key column.
+func nginxKey(expr string, notes []string) (string, []string) {
+	switch expr {
+	case "$binary_remote_addr", "$remote_addr":
+		return "ip", notes
+	case "$server_name":
+		return "*", append(notes, "key $server_name: constant within one server, so every request shares one state (key=*)")
+	}
+	if !strings.Contains(expr, "$") {
+		return "*", append(notes, fmt.Sprintf("key %q: a constant, so every request shares one state (key=*)", expr))
+	}
+	return "key", append(notes, fmt.Sprintf("key %q: read from the trace's key column; fill it with the value nginx computes", expr))
+}
+
+// parseSize reads an nginx size: bytes, or with k/K or m/M.
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	t := strings.ToLower(s)
+	switch {
+	case strings.HasSuffix(t, "k"):
+		mult, t = 1024, strings.TrimSuffix(t, "k")
+	case strings.HasSuffix(t, "m"):
+		mult, t = 1024*1024, strings.TrimSuffix(t, "m")
+	case strings.HasSuffix(t, "g"):
+		mult, t = 1024*1024*1024, strings.TrimSuffix(t, "g")
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("size %q is not a size such as 10m, 512k or 65536", s)
+	}
+	return n * mult, nil
+}
+
+// parseRate reads Nr/s or Nr/m as nginx does (whole N, at least 1).
+func parseRate(s string) (int64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(s, "r/s"), "r/m")
+	if t == s || !(strings.HasSuffix(s, "r/s") || strings.HasSuffix(s, "r/m")) {
+		return 0, fmt.Errorf("rate %q must be Nr/s or Nr/m, e.g. 10r/s", s)
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("rate %q must be a whole number of at least 1 per s or per m", s)
+	}
+	return n, nil
+}
+
+// nginxRow builds the chain of one location's limit_req directives.
+func nginxRow(label string, conf limitConf, zones map[string]*zone) (Rule, error) {
+	var stages, what, notes, keys []string
+	for _, d := range conf.limits {
+		var zn, burst, delay string
+		nodelay := false
+		for _, a := range d.args {
+			switch {
+			case strings.HasPrefix(a, "zone="):
+				zn = strings.TrimPrefix(a, "zone=")
+			case strings.HasPrefix(a, "burst="):
+				burst = strings.TrimPrefix(a, "burst=")
+				if n, err := strconv.Atoi(burst); err != nil || n < 0 {
+					return Rule{}, d.errf("limit_req: invalid burst value %q; give a whole number ≥ 0", burst)
+				}
+			case a == "nodelay":
+				nodelay = true
+			case strings.HasPrefix(a, "delay="):
+				delay = strings.TrimPrefix(a, "delay=")
+				if n, err := strconv.Atoi(delay); err != nil || n < 0 {
+					return Rule{}, d.errf("limit_req: invalid delay value %q; give a whole number ≥ 0", delay)
+				}
+			default:
+				return Rule{}, d.errf("limit_req: invalid parameter %q; nginx takes zone=NAME, burst=N, nodelay and delay=N", a)
+			}
+		}
+		if zn == "" {
+			return Rule{}, d.errf("limit_req has no zone=NAME; add the zone a limit_req_zone defines")
+		}
+		z, ok := zones[zn]
+		if !ok {
+			return Rule{}, d.errf("limit_req zone=%s: no limit_req_zone defines %q; define it in the http block, e.g. limit_req_zone $binary_remote_addr zone=%s:10m rate=10r/s", zn, zn, zn)
+		}
+		if nodelay && delay != "" {
+			return Rule{}, d.errf("limit_req: nodelay and delay=%s cannot both be given; keep one", delay)
+		}
+		z.used = true
+		kv := []string{"rate", z.rate}
+		if burst != "" && burst != "0" {
+			kv = append(kv, "burst", burst)
+		}
+		if nodelay {
+			kv = append(kv, "nodelay", "true")
+		}
+		if delay != "" && delay != "0" {
+			kv = append(kv, "delay", delay)
+		}
+		kv = append(kv, "zone", z.size, "key", z.key)
+		stages = append(stages, spec("nginx-limit-req", kv...))
+		what = append(what, fmt.Sprintf("limit_req zone=%s (%s)", zn, d.pos()))
+		for _, n := range z.notes {
+			notes = appendNew(notes, n)
+		}
+		if z.key != "*" {
+			keys = appendNew(keys, z.key)
+		}
+	}
+	if conf.status != "" {
+		notes = append(notes, fmt.Sprintf("limit_req_status %s: the status of a rejection; decisions are the same", conf.status))
+	}
+	if conf.dryRun == "on" {
+		notes = append(notes, "limit_req_dry_run on: nginx lets every request through; the row shows what it would reject (the zone is accounted as usual)")
+	}
+	if len(stages) > 1 {
+		notes = append(notes, "several limit_req in one location: earlier zones only check, a rejection anywhere charges nothing, the delay is the largest")
+	}
+	src := ""
+	if len(conf.limits) > 0 {
+		src = conf.limits[0].pos()
+	}
+	return Rule{Name: label, Source: src, What: strings.Join(what, " + "), Spec: strings.Join(stages, "+"), Notes: notes, KeyColumns: keys}, nil
+}
