@@ -41,6 +41,8 @@ type RunOptions struct {
 	// Redis is the URL of a real server for the redis-* limiters ("" for
 	// the embedded one).
 	Redis string
+	// HTML writes report.html (--html=false skips it).
+	HTML bool
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
@@ -54,8 +56,9 @@ func NewCmdRun(io *IOStreams, runF func(context.Context, *RunOptions) error) *co
 recorded trace (--trace) through every chosen limiter on a virtual clock.
 
 It prints a summary and writes, under --out (default out/<scenario or
-trace name>): series.csv (per-bin counts), summary.json, chart.png and,
-with --decisions, decisions.csv. Files appear only when the whole run
+trace name>): series.csv (per-bin counts), summary.json, chart.png,
+report.html (the interactive page: zoom, hover, toggles; --html=false skips
+it) and, with --decisions, decisions.csv. Files appear only when the whole run
 succeeds.
 
 The summary is a table that fits 100 columns (or $COLUMNS): a context line,
@@ -100,6 +103,7 @@ with status 3, its files written.`,
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the summary table")
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
+	f.BoolVar(&opts.HTML, "html", true, "write report.html, the interactive page (--html=false skips it)")
 	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB instead of the embedded one")
 	return cmd
 }
@@ -283,6 +287,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 		files = append(files, "chart.png")
+	}
+	if opts.HTML {
+		if err := writeRunHTML(dir, res, p.src.Seed, p.src.HasSeed); err != nil {
+			return err
+		}
+		files = append(files, "report.html")
 	}
 	if opts.Decisions {
 		if err := writeDecisions(ctx, dir, parts); err != nil {

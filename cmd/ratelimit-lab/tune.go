@@ -28,6 +28,7 @@ type TuneOptions struct {
 	Bin, Window  time.Duration
 	Out          string
 	Quiet        bool
+	HTML         bool
 	// Target, when set, names the smallest N whose overshoot is at most it.
 	Target    float64
 	targetSet bool
@@ -53,7 +54,8 @@ bin and the state size.
 The sliding window behind the overshoot is --window, which defaults to
 --interval: the window leap-array itself limits.
 
-It writes tune.csv (with the time per decision) and tune.png under --out
+It writes tune.csv (with the time per decision), tune.png and report.html
+(the same charts, interactive) under --out
 (default out/<scenario>-tune). A sample count that does not divide the
 interval is reported under the table and skipped; if none divides it, tune
 says so and stops. --target 1.05 names the smallest N whose overshoot is at
@@ -81,6 +83,7 @@ most 1.05, and exits with status 3 if no N tried reaches it.`,
 	f.DurationVar(&opts.Window, "window", 0, "sliding window behind max_window_passed (default --interval)")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (default out/<scenario>-tune)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&opts.HTML, "html", true, "write report.html, the interactive page (--html=false skips it)")
 	f.Float64Var(&opts.Target, "target", 0, "name the smallest N with overshoot at most this (exit 3 if none)")
 	return cmd
 }
@@ -131,6 +134,13 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if err := dir.WriteFile("tune.png", func(w io.Writer) error { return plots.TuneChart(w, res) }); err != nil {
 		return err
 	}
+	files := "tune.csv,tune.png"
+	if opts.HTML {
+		if err := writeTuneHTML(dir, res); err != nil {
+			return err
+		}
+		files += ",report.html"
+	}
 	if err := ctx.Err(); err != nil {
 		return err // interrupted while writing: keep the earlier files
 	}
@@ -160,7 +170,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 			fmt.Fprintf(out, "skipped N=%d: %s\n", row.SampleCount, strings.TrimPrefix(row.Skipped, fmt.Sprintf("sample count %d ", row.SampleCount)))
 		}
 	}
-	fmt.Fprintf(out, "wrote %s/{tune.csv,tune.png}\n", filepath.ToSlash(p.out))
+	fmt.Fprintf(out, "wrote %s/{%s}\n", filepath.ToSlash(p.out), files)
 	if opts.targetSet {
 		return reportTarget(out, res, opts.Target)
 	}
