@@ -86,6 +86,7 @@ the decisions its reference makes.`,
 		NewCmdRun(io, nil),
 		NewCmdTune(io, nil),
 		NewCmdBench(io, nil),
+		NewCmdReport(io, nil),
 		NewCmdList(io),
 		&cobra.Command{
 			Use:   "version",

@@ -44,7 +44,12 @@
   function secs(s) {
     const a = Math.abs(s);
     if (a !== 0 && a < 1) return +(s * 1000).toFixed(3) + " ms";
-    return +s.toFixed(6) + " s";
+    return +s.toFixed(a >= 1000 ? 3 : 6) + " s";
+  }
+  // A view's bound, to the precision its span needs.
+  function bound(s, span) {
+    const d = Math.max(0, Math.min(6, 2 - Math.floor(Math.log10(Math.max(span, 1e-9)))));
+    return (+s.toFixed(d)).toString() + " s";
   }
   function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
@@ -263,7 +268,7 @@
     return bar;
   }
   function showRange(group) {
-    if (group.rangeEl) group.rangeEl.textContent = "showing " + secs(group.view[0]) + " to " + secs(group.view[1]);
+    if (group.rangeEl) group.rangeEl.textContent = "showing " + bound(group.view[0], group.view[1] - group.view[0]) + " to " + bound(group.view[1], group.view[1] - group.view[0]);
   }
 
   function setView(group, lo, hi) {
@@ -310,7 +315,7 @@
 
     const opts = {
       width: 600,
-      height: p.breaker ? Math.max(60, 26 * breakers.length + 40) : 230,
+      height: p.breaker ? 34 * breakers.length + 50 : 230,
       series,
       bands,
       legend: { show: false },
@@ -323,7 +328,7 @@
       axes: [
         { label: "time (s)", size: 40, labelSize: 16 },
         p.breaker
-          ? { size: 140, splits: () => breakers.map((_, i) => i + 0.5), values: () => breakers.map((b) => b.l.label), grid: { show: false } }
+          ? { size: 64, splits: () => [], values: () => [], grid: { show: false } }
           : { label: p.unit, size: 64, labelSize: 16 },
       ],
       cursor: {
@@ -364,6 +369,15 @@
           ctx.fillStyle = STATE[b.state] || "#cccccc";
           ctx.fillRect(x0, y + rowH * 0.15, Math.max(1, x1 - x0), rowH * 0.7);
         }
+        // The row's name on its band.
+        ctx.font = 12 * devicePixelRatio + "px system-ui, sans-serif";
+        ctx.textBaseline = "middle";
+        ctx.fillStyle = "rgba(255,255,255,0.8)";
+        const label = l.label;
+        const tw = ctx.measureText(label).width;
+        ctx.fillRect(left + 4, y + rowH / 2 - 8 * devicePixelRatio, tw + 8, 16 * devicePixelRatio);
+        ctx.fillStyle = "#111";
+        ctx.fillText(label, left + 8, y + rowH / 2);
       });
       ctx.restore();
     }
