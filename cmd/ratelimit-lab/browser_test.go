@@ -97,14 +97,14 @@ func (p *pageProblems) get() []string {
 
 // chartState is what the page reports of each chart.
 type chartState struct {
-	Panel    string `json:"panel"`
-	Run      int    `json:"run"`
-	Ready    bool   `json:"ready"`
-	Draws    int    `json:"draws"`
-	Inked    int    `json:"inked"`
-	Exact    bool   `json:"exact"`
-	Min      float64 `json:"min"`
-	Max      float64 `json:"max"`
+	Panel string  `json:"panel"`
+	Run   int     `json:"run"`
+	Ready bool    `json:"ready"`
+	Draws int     `json:"draws"`
+	Inked int     `json:"inked"`
+	Exact bool    `json:"exact"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
 }
 
 const chartsJS = `window.ratelimitLab.charts.map(c => {
