@@ -361,6 +361,11 @@ func TestReportInBrowser(t *testing.T) {
 // from the pyramid's top level, and a zoom to a few hundred bins shows
 // the bins themselves.
 func TestLongReportInBrowser(t *testing.T) {
+	if raceOn {
+		// Making a page of 10⁶ bins takes about a minute under the race
+		// detector; .ci/run runs the browser tests once more without it.
+		t.Skip("the 10⁶-bin page runs without -race (.ci/run: go test -run Browser ./cmd/ratelimit-lab)")
+	}
 	bctx := browser(t)
 	res := longResult(1_000_000)
 	page := htmlreport.NewPage("long run")
@@ -424,4 +429,69 @@ func longResult(n int) *simulator.Result {
 		res.Algorithms = append(res.Algorithms, a)
 	}
 	return res
+}
+
+// TestRunWritesReportHTML: run writes report.html beside chart.png unless
+// --html=false, and lists it in its wrote line.
+func TestRunWritesReportHTML(t *testing.T) {
+	dir := t.TempDir()
+	with, without := filepath.Join(dir, "with"), filepath.Join(dir, "without")
+	stdout, _, err := execute(t, "run", "boundary-burst", "--quiet", "--chart", "none", "--out", with)
+	if err != nil || !strings.Contains(stdout, "/{series.csv,summary.json,report.html}\n") {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(with, "report.html"))
+	if err != nil || !strings.Contains(string(b), "boundary-burst · 0s to 3s (3s) · 1000 arrivals · limit 500/s · bin 50ms · window 1s · seed 1") {
+		t.Errorf("report.html lacks the context line (%v)", err)
+	}
+	stdout, _, err = execute(t, "run", "boundary-burst", "--quiet", "--chart", "none", "--html=false", "--out", without)
+	if err != nil || strings.Contains(stdout, "report.html") {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(without, "report.html")); !os.IsNotExist(err) {
+		t.Errorf("--html=false wrote report.html (%v)", err)
+	}
+}
+
+// TestReportMergesAndRefusesBadDirs: report puts run and tune directories
+// on one page; a directory without a summary.json gets one line and no
+// file.
+func TestReportMergesAndRefusesBadDirs(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, args := range [][]string{
+		{"run", "boundary-burst", "--quiet", "--chart", "none", "--out", a, "--algo", "leap-array:sample-count=2"},
+		{"tune", "boundary-burst", "--quiet", "--sample-counts", "1,10", "--out", b},
+	} {
+		if _, stderr, err := execute(t, args...); err != nil {
+			t.Fatalf("%v: %v %s", args, err, stderr)
+		}
+	}
+	out := filepath.Join(dir, "pages", "both.html")
+	stdout, _, err := execute(t, "report", a, b, "--out", out)
+	if err != nil || stdout != "wrote "+filepath.ToSlash(out)+"\n" {
+		t.Fatalf("%v: %q", err, stdout)
+	}
+	page, _ := os.ReadFile(out)
+	for _, want := range []string{`"name":"a"`, `"kind":"tune","name":"b"`, "leap-array:limit=500,sample-count=2,interval=1s"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the merged page lacks %s", want)
+		}
+	}
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	bad := filepath.Join(dir, "bad", "r.html")
+	for want, args := range map[string][]string{
+		"has no summary.json (nor tune.csv or bench.csv)": {"report", a, empty, "--out", bad},
+		"report needs at least one output directory":      {"report", "--out", bad},
+		"does not exist": {"report", filepath.Join(dir, "nope"), "--out", bad},
+	} {
+		_, stderr, code := binary(t, args...)
+		if code == 0 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", args[1:], code, stderr, want)
+		}
+		if _, err := os.Stat(filepath.Dir(bad)); !os.IsNotExist(err) {
+			t.Errorf("%v: %s exists after a failed report", args[1:], filepath.Dir(bad))
+		}
+	}
 }

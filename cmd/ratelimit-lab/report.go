@@ -91,7 +91,9 @@ func reportRun(opts *ReportOptions) error {
 // writeRunHTML writes a run's report.html into its output directory.
 func writeRunHTML(dir *output.Dir, res *simulator.Result, seed uint64, hasSeed bool) error {
 	return dir.WriteFile("report.html", func(w io.Writer) error {
-		name := filepath.Base(filepath.Clean(dir.Path()))
+		// Named after the scenario, not the directory: the same run
+		// gives the same page wherever it is written.
+		name := res.Scenario
 		page := htmlreport.NewPage(htmlreport.TitleOf([]string{name}))
 		if err := page.FromResult(name, res, &report.Report{Result: res, Seed: seed, HasSeed: hasSeed}); err != nil {
 			return err
@@ -103,7 +105,7 @@ func writeRunHTML(dir *output.Dir, res *simulator.Result, seed uint64, hasSeed b
 // writeTuneHTML writes a tune's report.html.
 func writeTuneHTML(dir *output.Dir, res *simulator.TuneResult) error {
 	return dir.WriteFile("report.html", func(w io.Writer) error {
-		name := filepath.Base(filepath.Clean(dir.Path()))
+		name := res.Scenario + " tune"
 		page := htmlreport.NewPage(htmlreport.TitleOf([]string{name}))
 		if err := page.FromTune(name, res); err != nil {
 			return err

@@ -105,7 +105,7 @@ func (s *store) add(v []float64) int {
 	}
 	s.buf.Reset()
 	if s.zw == nil {
-		s.zw, _ = gzip.NewWriterLevel(&s.buf, gzip.BestCompression)
+		s.zw, _ = gzip.NewWriterLevel(&s.buf, gzip.DefaultCompression)
 	} else {
 		s.zw.Reset(&s.buf)
 	}

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -164,6 +165,7 @@ func (p *Page) AddRun(name string, f Files) error {
 	}
 	names := make([]string, len(sum.Algorithms))
 	specs := make([]string, len(sum.Algorithms))
+	counted := make([]bool, len(sum.Algorithms))
 	for i, a := range sum.Algorithms {
 		row := make([]string, len(r.Header))
 		for _, fl := range a {
@@ -180,6 +182,9 @@ func (p *Page) AddRun(name string, f Files) error {
 				specs[i] = fieldText(fl)
 			case "name":
 				names[i] = fieldText(fl)
+			case "smooth_bound":
+				// Only limiters with a sample count have one.
+				counted[i] = fieldText(fl) != ""
 			}
 		}
 		r.Rows = append(r.Rows, row)
@@ -196,7 +201,7 @@ func (p *Page) AddRun(name string, f Files) error {
 	}
 	labels := f.Labels
 	if len(labels) != len(r.Limiters) {
-		labels = labelsOf(specs, names)
+		labels = labelsOf(specs, names, counted)
 	}
 	var colors []color.RGBA
 	total, nth := map[string]int{}, map[string]int{}
@@ -230,6 +235,7 @@ func (p *Page) AddRun(name string, f Files) error {
 			"window " + time.Duration(math.Round(windowMs*1e6)).String(),
 		}, " · ")
 	}
+	r.End = durMs / 1000 // until the series say where the bins end
 	if err := p.readSeries(r, f.Series, bin, span); err != nil {
 		return err
 	}
@@ -258,12 +264,12 @@ func (p *Page) readSeries(r *Run, in io.Reader, bin, span time.Duration) error {
 	if in == nil {
 		return errors.New("series.csv: missing")
 	}
-	cr := csv.NewReader(in)
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err != nil {
-		return fmt.Errorf("series.csv: %v", err)
+	br := bufio.NewReaderSize(in, 1<<16)
+	first, err := br.ReadString('\n')
+	if err != nil && first == "" {
+		return fmt.Errorf("series.csv: empty; it needs a header line (%v)", err)
 	}
+	header := strings.Split(strings.TrimRight(first, "\r\n"), ",")
 	if len(header) < 3 || header[0] != "algorithm" || header[1] != "bin_start_ms" {
 		return errors.New("series.csv:1: the header must start with algorithm,bin_start_ms")
 	}
@@ -302,43 +308,89 @@ func (p *Page) readSeries(r *Run, in io.Reader, bin, span time.Duration) error {
 		}
 		lim.Series = append(lim.Series, p.store.addSeries(win))
 	}
+	// The bins a limiter has, to size the slices once.
+	expect := 0
+	if bin > 0 && r.End > r.Start {
+		expect = int(math.Ceil((r.End-r.Start)/bin.Seconds())) + 1
+	}
 	line := 1
+	var spec []byte
 	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
+		row, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			return fmt.Errorf("series.csv:%d: a line longer than %d bytes", line+1, br.Size())
 		}
-		line++
-		if err != nil {
+		if len(row) == 0 && err != nil {
+			if err == io.EOF {
+				break
+			}
 			return fmt.Errorf("series.csv: %v", err)
 		}
-		if len(rec) != len(header) {
-			return fmt.Errorf("series.csv:%d: %d fields, the header has %d", line, len(rec), len(header))
+		line++
+		row = bytes.TrimRight(row, "\r\n")
+		// The spec: quoted when it holds commas.
+		var name []byte
+		if len(row) > 0 && row[0] == '"' {
+			end := 1
+			name = name[:0]
+			for ; end < len(row); end++ {
+				if row[end] == '"' {
+					if end+1 < len(row) && row[end+1] == '"' {
+						name = append(name, '"')
+						end++
+						continue
+					}
+					break
+				}
+				name = append(name, row[end])
+			}
+			if end+1 >= len(row) || row[end+1] != ',' {
+				return fmt.Errorf("series.csv:%d: the quoted algorithm field does not end with a quote and a comma", line)
+			}
+			row = row[end+2:]
+		} else {
+			i := bytes.IndexByte(row, ',')
+			if i < 0 {
+				return fmt.Errorf("series.csv:%d: 1 field, the header has %d", line, len(header))
+			}
+			name, row = row[:i], row[i+1:]
 		}
-		if cur < 0 || rec[0] != r.Limiters[cur].Spec {
+		if cur < 0 || !bytes.Equal(name, spec) {
 			flush()
 			cur++
-			if cur >= len(r.Limiters) || rec[0] != r.Limiters[cur].Spec {
-				return fmt.Errorf("series.csv:%d: algorithm %q is not the next one of summary.json; the files are not from the same run", line, rec[0])
+			spec = append(spec[:0], name...)
+			if cur >= len(r.Limiters) || string(name) != r.Limiters[cur].Spec {
+				return fmt.Errorf("series.csv:%d: algorithm %q is not the next one of summary.json; the files are not from the same run", line, name)
 			}
 			values = make([][]float64, len(cols))
-			if cur == 0 {
-				t, err := strconv.ParseFloat(rec[1], 64)
-				if err != nil {
-					return fmt.Errorf("series.csv:%d: bin_start_ms %q is not a number", line, rec[1])
-				}
-				r.Start = t / 1000
+			for i := range values {
+				values[i] = make([]float64, 0, expect)
 			}
 		}
-		for i := range cols {
-			s := rec[i+2]
-			x := math.NaN()
-			if s != "" {
-				if x, err = strconv.ParseFloat(s, 64); err != nil {
-					return fmt.Errorf("series.csv:%d: %s %q is not a number", line, cols[i], s)
+		// bin_start_ms, then the columns.
+		for i := -1; i < len(cols); i++ {
+			f := row
+			if j := bytes.IndexByte(row, ','); j >= 0 {
+				f, row = row[:j], row[j+1:]
+			} else if i < len(cols)-1 {
+				return fmt.Errorf("series.csv:%d: %d fields, the header has %d", line, i+3, len(header))
+			} else {
+				row = nil
+			}
+			x, ok := parseNum(f)
+			if !ok {
+				return fmt.Errorf("series.csv:%d: %s %q is not a number", line, header[i+2], f)
+			}
+			if i < 0 {
+				if cur == 0 && len(values[0]) == 0 {
+					r.Start = x / 1000
 				}
+				continue
 			}
 			values[i] = append(values[i], x)
+		}
+		if row != nil {
+			return fmt.Errorf("series.csv:%d: more fields than the header's %d", line, len(header))
 		}
 	}
 	flush()
@@ -391,13 +443,14 @@ func readBreaker(r *Run, b []byte) error {
 }
 
 // labelsOf gives rows without a Result their short names: report.Labels
-// over the specs and names summary.json holds.
-func labelsOf(specs, names []string) []string {
+// over the specs and names summary.json holds, with the sample count of
+// the limiters that have one (counted: a smooth_bound in summary.json).
+func labelsOf(specs, names []string, counted []bool) []string {
 	res := &simulator.Result{Algorithms: make([]simulator.AlgoResult, len(specs))}
 	for i := range specs {
 		a := &res.Algorithms[i]
 		a.Spec, a.Name = specs[i], names[i]
-		if !strings.Contains(a.Spec, "+") {
+		if counted[i] && !strings.Contains(a.Spec, "+") {
 			_, params, _ := strings.Cut(a.Spec, ":")
 			for _, kv := range strings.Split(params, ",") {
 				if k, v, ok := strings.Cut(kv, "="); ok && k == "sample-count" {
@@ -422,3 +475,35 @@ func fieldText(f report.Field) string {
 }
 
 func hex(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
+
+// parseNum reads one number of series.csv: whole numbers directly, others
+// with strconv; an empty field is NaN (no value).
+func parseNum(b []byte) (float64, bool) {
+	if len(b) == 0 {
+		return math.NaN(), true
+	}
+	if len(b) < 16 {
+		neg, i := false, 0
+		if b[0] == '-' {
+			neg, i = true, 1
+		}
+		var n int64
+		whole := i < len(b)
+		for ; i < len(b); i++ {
+			c := b[i] - '0'
+			if c > 9 {
+				whole = false
+				break
+			}
+			n = n*10 + int64(c)
+		}
+		if whole {
+			if neg {
+				n = -n
+			}
+			return float64(n), true
+		}
+	}
+	x, err := strconv.ParseFloat(string(b), 64)
+	return x, err == nil
+}
