@@ -155,7 +155,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if fit <= 0 {
 		fit = report.DefaultWidth
 	}
-	table, hidden, err := report.FitTable(header, rows, fit, false)
+	table, hidden, err := report.FitTuneTable(header, rows, fit)
 	if err != nil {
 		return err
 	}
