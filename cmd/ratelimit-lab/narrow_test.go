@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 )
 
 // At 80 and 100 columns a table keeps the columns that carry its
@@ -41,6 +44,33 @@ func TestNarrowTablesKeepThePoint(t *testing.T) {
 					t.Errorf("%s: the table lost %q:\n%s", name, want, out)
 				}
 			}
+		}
+	}
+}
+
+// The root --help names every limiter the registry builds, and `list`
+// gives each its row.
+func TestHelpAndListNameEveryLimiter(t *testing.T) {
+	help, _, err := execute(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help = strings.Join(strings.Fields(help), " ") // the names wrap
+	list, _, err := execute(t, "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range append(algorithms.List(), distributed.List()...) {
+		if !strings.Contains(help, " "+a.Name+",") && !strings.Contains(help, " "+a.Name+".") {
+			t.Errorf("--help does not name %s", a.Name)
+		}
+		if !strings.Contains(list, "│ "+a.Name+" ") {
+			t.Errorf("list has no row for %s", a.Name)
+		}
+	}
+	for _, family := range []string{"windows", "buckets", "Sentinel", "breakers", "Redis", "report.html"} {
+		if !strings.Contains(help, family) {
+			t.Errorf("--help does not mention %s", family)
 		}
 	}
 }
