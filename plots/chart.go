@@ -312,7 +312,9 @@ const clipFactor = 4
 // rateTop is the top of the rate axis for panels of data, and the highest
 // rate above it when something is clipped (0 when nothing is). The axis
 // follows the passes and the arrivals unless they dwarf what the panel is
-// about: arrivals above clipFactor times the passes are clipped there, and
+// about: arrivals above clipFactor times the passes are clipped at the
+// passes or clipFactor times the steady level (the larger of the limit and
+// the trailing-window line), whichever is higher, and
 // per-bin passes above passClipFactor times the larger of the limit and
 // the trailing-window line (a burst admitted in one bin, as in redis-race:
 // 2,000/s bins against 100/s) are clipped at clipFactor times it, so the
@@ -333,7 +335,9 @@ func rateTop(data []PanelData) (top, clippedPeak float64) {
 	}
 	passTop := math.Max(steady, passes)
 	if passTop > 0 && arrivals > clipFactor*passTop {
-		return clipFactor * passTop, arrivals
+		// Room for the arrivals up to clipFactor times the steady level,
+		// not times a pass spike: the window line stays off the floor.
+		return math.Max(passTop, clipFactor*steady), arrivals
 	}
 	return math.Max(passTop, arrivals), 0
 }

@@ -12,7 +12,7 @@ import (
 // passClipFactor is how far per-bin passes may rise above the larger of
 // the limit and the trailing-window line before the rate axis clips them
 // (see rateTop).
-const passClipFactor = 8
+const passClipFactor = 12
 
 // axisTop is where rateAxis puts the top of the axis for top.
 func axisTop(top float64) float64 { return top * 1.08 }
