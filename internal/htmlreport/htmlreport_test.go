@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -314,6 +315,30 @@ func FuzzAddRun(f *testing.F) {
 			if err := p.Write(&bytes.Buffer{}); err != nil {
 				t.Fatal(err)
 			}
+		}
+	})
+}
+
+// FuzzParseNum: series.csv's numbers read as strconv.ParseFloat reads
+// them, bit for bit, fast paths included.
+func FuzzParseNum(f *testing.F) {
+	for _, s := range []string{"0", "12", "-3", "0.000000", "12.345678", "1.5", "1e3", "", "x", "99999999999999.9", "0.1234567", "7."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseNum([]byte(s))
+		if s == "" {
+			if !ok || !math.IsNaN(got) {
+				t.Fatalf("empty field: %v %v", got, ok)
+			}
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if (err == nil) != ok {
+			t.Fatalf("%q: parsed %v (ok %v), ParseFloat %v, %v", s, got, ok, want, err)
+		}
+		if ok && err == nil && got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("%q: %v, ParseFloat %v", s, got, want)
 		}
 	})
 }

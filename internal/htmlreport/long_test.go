@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"math/rand/v2"
+	"testing"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
@@ -32,3 +33,28 @@ func longResult(n int) *simulator.Result {
 	}
 	return res
 }
+
+// BenchmarkPage makes the report.html of a run of 10⁶ bins and two
+// limiters from its result (through series.csv, as `run` does) and reports
+// the page's size.
+func BenchmarkPage(b *testing.B) {
+	res := longResult(1_000_000)
+	var size int
+	for b.Loop() {
+		p := NewPage("long")
+		if err := p.FromResult("long", res, nil); err != nil {
+			b.Fatal(err)
+		}
+		var w countWriter
+		if err := p.Write(&w); err != nil {
+			b.Fatal(err)
+		}
+		size = int(w)
+	}
+	b.ReportMetric(float64(size)/1e6, "MB/page")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6/2, "ms/10⁶bins/limiter")
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
