@@ -119,16 +119,18 @@ func (s *store) add(v []float64) int {
 // addSeries stores v as a pyramid.
 func (s *store) addSeries(v []float64) Series {
 	out := Series{Zero: true}
-	for i, x := range v {
+	seen := false
+	for _, x := range v {
 		if math.IsNaN(x) {
 			continue
 		}
-		if i == 0 || x < out.Lo {
+		if !seen || x < out.Lo {
 			out.Lo = x
 		}
-		if i == 0 || x > out.Hi {
+		if !seen || x > out.Hi {
 			out.Hi = x
 		}
+		seen = true
 		if x != 0 {
 			out.Zero = false
 		}

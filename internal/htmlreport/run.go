@@ -383,6 +383,9 @@ func (p *Page) readSeries(r *Run, in io.Reader, bin, span time.Duration) error {
 				return fmt.Errorf("series.csv:%d: %s %q is not a number", line, header[i+2], f)
 			}
 			if i < 0 {
+				if math.IsNaN(x) {
+					return fmt.Errorf("series.csv:%d: bin_start_ms is empty", line)
+				}
 				if cur == 0 && len(values[0]) == 0 {
 					r.Start = x / 1000
 				}
