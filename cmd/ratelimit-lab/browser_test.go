@@ -283,8 +283,16 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		dirs = append(dirs, out)
 	}
+	// The merged page also holds a tune and a bench, with their charts.
+	tune, bench := filepath.Join(dir, "tune"), filepath.Join(dir, "bench")
+	if _, stderr, err := execute(t, "tune", "boundary-burst", "--quiet", "--sample-counts", "1,2,10", "--out", tune); err != nil {
+		t.Fatalf("tune: %v %s", err, stderr)
+	}
+	if _, stderr, err := execute(t, "bench", "--quiet", "--duration", "10ms", "--goroutines", "1,2", "--out", bench); err != nil {
+		t.Fatalf("bench: %v %s", err, stderr)
+	}
 	merged := filepath.Join(dir, "merged.html")
-	if _, stderr, err := execute(t, append([]string{"report", "--out", merged}, dirs...)...); err != nil {
+	if _, stderr, err := execute(t, append([]string{"report", "--out", merged}, append(dirs, tune, bench)...)...); err != nil {
 		t.Fatalf("report: %v %s", err, stderr)
 	}
 	pages := map[string]string{}
@@ -302,6 +310,13 @@ func TestReportInBrowser(t *testing.T) {
 			for _, want := range []string{"rate", "window"} {
 				if !panels[want] {
 					t.Errorf("no %s chart; charts %v", want, panels)
+				}
+			}
+			if name == "merged" {
+				for _, want := range []string{"tune:overshoot against sample count N", "tune:state size against sample count N", "bench:throughput against goroutines"} {
+					if !panels[want] {
+						t.Errorf("the merged page has no chart %q; charts %v", want, panels)
+					}
 				}
 			}
 			if name == "slow-downstream" && (!panels["breaker"] || !panels["rt"]) {
@@ -364,7 +379,7 @@ func TestLongReportInBrowser(t *testing.T) {
 	if raceOn {
 		// Making a page of 10⁶ bins takes about a minute under the race
 		// detector; .ci/run runs the browser tests once more without it.
-		t.Skip("the 10⁶-bin page runs without -race (.ci/run: go test -run Browser ./cmd/ratelimit-lab)")
+		t.Skip("the 10⁶-bin page runs without -race (.ci/run: go test -run InBrowser ./cmd/ratelimit-lab)")
 	}
 	bctx := browser(t)
 	res := longResult(1_000_000)

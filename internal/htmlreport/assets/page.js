@@ -362,7 +362,7 @@
       ctx.rect(left, top, width, height);
       ctx.clip();
       breakers.forEach(({ l }, i) => {
-        const y = top + height - (i + 1) * rowH;
+        const y = top + i * rowH; // in the table's order, top down
         for (const b of l.bands) {
           if (b.to < group.view[0] || b.from > group.view[1]) continue;
           const x0 = u.valToPos(b.from, "x", true), x1 = u.valToPos(b.to, "x", true);
@@ -372,6 +372,7 @@
         // The row's name on its band.
         ctx.font = 12 * devicePixelRatio + "px system-ui, sans-serif";
         ctx.textBaseline = "middle";
+        ctx.textAlign = "left";
         ctx.fillStyle = "rgba(255,255,255,0.8)";
         const label = l.label;
         const tw = ctx.measureText(label).width;
