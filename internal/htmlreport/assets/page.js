@@ -41,6 +41,13 @@
     if (a !== 0 && (a < 0.001 || a >= 1e9)) return x.toExponential(3);
     return String(+x.toFixed(a >= 100 ? 1 : a >= 1 ? 3 : 4));
   }
+  // 1500000 → "1.5M": axis labels that fit.
+  function compact(v) {
+    if (v == null) return "";
+    const a = Math.abs(v);
+    for (const [d, u] of [[1e9, "G"], [1e6, "M"], [1e3, "k"]]) if (a >= d) return +(v / d).toPrecision(3) + u;
+    return String(+v.toPrecision(4));
+  }
   function secs(s) {
     const a = Math.abs(s);
     if (a !== 0 && a < 1) return +(s * 1000).toFixed(3) + " ms";
@@ -486,8 +493,25 @@
       const chart = { run: null, panel: s.kind + ":" + c.title, u: null, draws: 0, ready: false, toggle: () => {} };
       const opts = {
         width: 600, height: 260, series, legend: { show: true },
-        scales: { x: { time: false, distr: c.logx ? 3 : 1 }, y: { distr: c.logy ? 3 : 1 } },
-        axes: [{ label: c.xlabel + (c.logx ? " (log scale)" : ""), size: 40, labelSize: 16 }, { label: c.ylabel + (c.logy ? " (log scale)" : ""), size: 70, labelSize: 16 }],
+        // The x axis spans the values measured and labels each one (1, 8,
+        // 64 rather than decades), as the PNGs do.
+        scales: {
+          x: {
+            time: false,
+            distr: c.logx ? 3 : 1,
+            range: (u, lo, hi) => {
+              if (lo === hi) return c.logx ? [lo / 2, hi * 2] : [lo - 1, hi + 1];
+              if (c.logx) { const f = Math.pow(hi / lo, 0.04); return [lo / f, hi * f]; }
+              const pad = (hi - lo) * 0.04;
+              return [lo - pad, hi + pad];
+            },
+          },
+          y: { distr: c.logy ? 3 : 1 },
+        },
+        axes: [
+          { label: c.xlabel + (c.logx ? " (log scale)" : ""), size: 40, labelSize: 16, splits: () => xs, filter: (u, v) => v, values: (u, v) => v.map(compact) },
+          { label: c.ylabel + (c.logy ? " (log scale)" : ""), size: 78, labelSize: 16, values: (u, v) => v.map(compact) },
+        ],
         hooks: { draw: [() => chart.draws++] },
       };
       requestAnimationFrame(() => {
