@@ -372,6 +372,38 @@ func TestReportInBrowser(t *testing.T) {
 	}
 }
 
+// TestSameSpanRunsZoomTogether: a page of two runs over the same span
+// zooms both when one is zoomed.
+func TestSameSpanRunsZoomTogether(t *testing.T) {
+	bctx := browser(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "n2"), filepath.Join(dir, "n20")
+	for out, algo := range map[string]string{a: "leap-array:sample-count=2", b: "leap-array:sample-count=20"} {
+		if _, stderr, err := execute(t, "run", "boundary-burst", "--quiet", "--chart", "none", "--html=false", "--algo", algo, "--out", out); err != nil {
+			t.Fatalf("%v %s", err, stderr)
+		}
+	}
+	page := filepath.Join(dir, "both.html")
+	if _, stderr, err := execute(t, "report", a, b, "--out", page); err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	ctx, before, probs := openReport(t, bctx, page)
+	after := dragZoom(t, ctx, 0.25, 0.5)
+	runs := map[int]bool{}
+	for i, c := range after {
+		runs[c.Run] = true
+		if c.Min != after[0].Min || c.Max != after[0].Max || c.Min <= before[i].Min && c.Max >= before[i].Max {
+			t.Errorf("run %d chart %s shows %v to %v; run 0's first chart %v to %v", c.Run, c.Panel, c.Min, c.Max, after[0].Min, after[0].Max)
+		}
+	}
+	if !runs[0] || !runs[1] {
+		t.Errorf("charts of runs %v, want runs 0 and 1", runs)
+	}
+	if p := probs.get(); len(p) > 0 {
+		t.Errorf("the page logged problems:\n%s", strings.Join(p, "\n"))
+	}
+}
+
 // TestLongReportInBrowser draws a run of 10⁶ bins: its first view comes
 // from the pyramid's top level, and a zoom to a few hundred bins shows
 // the bins themselves.
