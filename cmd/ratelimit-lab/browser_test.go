@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -351,6 +352,36 @@ func TestReportInBrowser(t *testing.T) {
 			}
 			if !strings.Contains(readout, "bin") {
 				t.Errorf("hover read-out %q names no bin", readout)
+			}
+			// ctrl+wheel zooms in around the cursor, shift+wheel pans, a
+			// plain wheel leaves the view to the page's scrolling.
+			views, err := chromedp.Run(ctx, chromedp.Evaluate[[][]float64](`(() => {
+				const g = window.ratelimitLab.groups[0];
+				const c = g.charts[0];
+				const r = c.u.over.getBoundingClientRect();
+				const at = {clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true, cancelable: true};
+				const host = c.u.root.parentElement;
+				const out = [g.view.slice()];
+				host.dispatchEvent(new WheelEvent("wheel", {...at, deltaY: 100}));
+				out.push(g.view.slice());
+				host.dispatchEvent(new WheelEvent("wheel", {...at, deltaY: -100, ctrlKey: true}));
+				out.push(g.view.slice());
+				host.dispatchEvent(new WheelEvent("wheel", {...at, deltaY: 100, shiftKey: true}));
+				out.push(g.view.slice());
+				return out;
+			})()`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			span := func(v []float64) float64 { return v[1] - v[0] }
+			if views[1][0] != views[0][0] || views[1][1] != views[0][1] {
+				t.Errorf("a plain wheel changed the view %v to %v", views[0], views[1])
+			}
+			if !(span(views[2]) < span(views[1])) {
+				t.Errorf("ctrl+wheel did not zoom in: %v to %v", views[1], views[2])
+			}
+			if math.Abs(span(views[3])-span(views[2])) > 1e-9 || views[3][0] <= views[2][0] {
+				t.Errorf("shift+wheel did not pan: %v to %v", views[2], views[3])
 			}
 			// A limiter's toggle hides its lines in every chart of its run.
 			hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {

@@ -8,7 +8,7 @@
 // the passes in the trailing window against the limit, blocks and errors,
 // waits, response times, the breakers' states, and one more panel per
 // column of series.csv the page has no name for. The charts zoom (drag
-// across one, or the wheel) and pan (shift+wheel, the arrow buttons)
+// across one, or ctrl+wheel) and pan (shift+wheel, the arrow buttons)
 // together, show each bin's values under the cursor, and each limiter can
 // be switched off.
 //

@@ -265,11 +265,11 @@
     const bar = el("div", { class: "controls" },
       el("button", { text: "◀", title: "pan left (shift+wheel)", onclick: () => set(group.view[0] - span() / 4, group.view[1] - span() / 4) }),
       el("button", { text: "▶", title: "pan right (shift+wheel)", onclick: () => set(group.view[0] + span() / 4, group.view[1] + span() / 4) }),
-      el("button", { text: "+", title: "zoom in (wheel, or drag across a chart)", onclick: () => set(group.view[0] + span() / 4, group.view[1] - span() / 4) }),
-      el("button", { text: "−", title: "zoom out (wheel)", onclick: () => set(group.view[0] - span() / 2, group.view[1] + span() / 2) }),
+      el("button", { text: "+", title: "zoom in (ctrl+wheel, or drag across a chart)", onclick: () => set(group.view[0] + span() / 4, group.view[1] - span() / 4) }),
+      el("button", { text: "−", title: "zoom out (ctrl+wheel)", onclick: () => set(group.view[0] - span() / 2, group.view[1] + span() / 2) }),
       el("button", { text: "all", title: "show the whole run (double-click a chart)", onclick: () => set(group.full[0], group.full[1]) }),
       range,
-      el("span", { class: "hint", text: "drag across a chart to zoom, wheel to zoom, shift+wheel to pan, double-click for the whole run; the cursor reads each bin" }));
+      el("span", { class: "hint", text: "drag across a chart to zoom (or ctrl+wheel), shift+wheel to pan, double-click for the whole run; the cursor reads each bin" }));
     group.rangeEl = range;
     showRange(group);
     return bar;
@@ -448,12 +448,13 @@
       });
       chart.u.setData(chart.u.data);
     };
+    // A plain wheel scrolls the page; ctrl+wheel zooms, shift+wheel pans.
     host.addEventListener("wheel", (e) => {
-      if (!chart.u) return;
+      if (!chart.u || !(e.ctrlKey || e.metaKey || e.shiftKey)) return;
       e.preventDefault();
       const [lo, hi] = group.view;
       const span = hi - lo;
-      if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      if (e.shiftKey) {
         const d = (e.shiftKey ? e.deltaY : e.deltaX) > 0 ? span / 8 : -span / 8;
         setView(group, lo + d, hi + d);
         return;
