@@ -80,6 +80,11 @@ func TestLongRunFitsFiveMB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a page of 10⁶ bins")
 	}
+	if raceOn {
+		// About a minute under the race detector; .ci/run runs it again
+		// without.
+		t.Skip("the 10⁶-bin page runs without -race (.ci/run: go test -run FitsFiveMB ./internal/htmlreport)")
+	}
 	res := longResult(1_000_000)
 	p := NewPage("long")
 	if err := p.FromResult("long", res, nil); err != nil {
