@@ -15,6 +15,5 @@ ensure_chromium() {
     path=$(command -v chromium)
   fi
   export RATELIMIT_LAB_CHROMIUM="$path"
-  export CI="${CI:-true}"
   echo "chromium: $("$path" --version 2>/dev/null | head -1) at $path"
 }
