@@ -563,6 +563,7 @@ func TestReportMergesAndRefusesBadDirs(t *testing.T) {
 		"has no summary.json (nor tune.csv or bench.csv)": {"report", a, empty, "--out", bad},
 		"report needs at least one output directory":      {"report", "--out", bad},
 		"does not exist": {"report", filepath.Join(dir, "nope"), "--out", bad},
+		"is a directory; give the HTML file to write": {"report", a, "--out", empty},
 	} {
 		_, stderr, code := binary(t, args...)
 		if code == 0 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") || !strings.Contains(stderr, want) {

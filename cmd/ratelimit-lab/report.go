@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -62,6 +63,9 @@ for comparing several.`,
 func reportRun(opts *ReportOptions) error {
 	if opts.Out == "" {
 		return errors.New("--out is empty: give the HTML file to write, for example --out out/report.html")
+	}
+	if st, err := os.Stat(opts.Out); err == nil && st.IsDir() {
+		return fmt.Errorf("--out %s is a directory; give the HTML file to write, for example --out %s", opts.Out, filepath.ToSlash(filepath.Join(opts.Out, "report.html")))
 	}
 	names := make([]string, len(opts.Dirs))
 	for i, d := range opts.Dirs {
