@@ -435,6 +435,47 @@ func TestSameSpanRunsZoomTogether(t *testing.T) {
 	}
 }
 
+// TestNewColumnInBrowser: a series.csv column the page has no name for
+// (one a later feature adds) gets a chart of its own, drawn.
+func TestNewColumnInBrowser(t *testing.T) {
+	bctx := browser(t)
+	summary := []byte(`{"scenario":"demo","limit":10,"bin_ms":50,"window_ms":1000,"duration_ms":1000,"algorithms":[
+{"algorithm":"a:limit=10","name":"fixed-window","rate":10,"arrived":40,"passed":20},
+{"algorithm":"b:limit=10","name":"sliding-log","rate":10,"arrived":40,"passed":10}]}`)
+	var series strings.Builder
+	series.WriteString("algorithm,bin_start_ms,arrived,passed,keys_in_flight\n")
+	for _, spec := range []string{"a:limit=10", "b:limit=10"} {
+		for i := range 20 {
+			fmt.Fprintf(&series, "%s,%d,2,%d,%d.5\n", spec, 50*i, 1+i%2, i%7)
+		}
+	}
+	page := htmlreport.NewPage("new column")
+	if err := page.AddRun("demo", htmlreport.Files{Summary: summary, Series: strings.NewReader(series.String())}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "demo", "report.html")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := page.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, charts, probs := openReport(t, bctx, file)
+	found := false
+	for _, c := range charts {
+		found = found || c.Panel == "col-keys_in_flight"
+	}
+	if !found {
+		t.Errorf("no chart for keys_in_flight: %v", charts)
+	}
+	if p := probs.get(); len(p) > 0 {
+		t.Errorf("the page logged problems:\n%s", strings.Join(p, "\n"))
+	}
+}
+
 // TestLongReportInBrowser draws a run of 10⁶ bins: its first view comes
 // from the pyramid's top level, and a zoom to a few hundred bins shows
 // the bins themselves.
