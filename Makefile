@@ -1,6 +1,6 @@
 GO ?= go
 
-.PHONY: build test race lint bench docs findings docs-images ci
+.PHONY: build test race lint bench docs findings docs-images docs-report-image ci
 
 build:
 	$(GO) build ./...
@@ -43,6 +43,20 @@ docs-images:
 	$(DOCS_TMP)/ratelimit-lab run --trace internal/findings/testdata/key-spray.csv --quiet --out $(DOCS_TMP)/per-key \
 		--algo 'nginx-limit-req:rate=1r/s,zone=1m' --algo 'sentinel-param:count=1' --algo 'token-bucket:rate=1,burst=1,key=key,capacity=3000' >/dev/null
 	cp $(DOCS_TMP)/per-key/chart.png docs/images/per-key.png
+	$(MAKE) docs-report-image
+
+# docs/images/report.png: report.html of slow-downstream in headless
+# Chromium (Debian's chromium; .ci/chromium.sh installs it).
+CHROMIUM ?= chromium
+docs-report-image:
+	mkdir -p $(DOCS_TMP) && $(GO) build -o $(DOCS_TMP)/ratelimit-lab ./cmd/ratelimit-lab
+	$(DOCS_TMP)/ratelimit-lab run slow-downstream --quiet --chart none --out $(DOCS_TMP)/report-page >/dev/null
+	rm -rf $(DOCS_TMP)/chromium-profile
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir=$(DOCS_TMP)/chromium-profile --hide-scrollbars --window-size=1280,1480 \
+		--virtual-time-budget=5000 --screenshot=$(CURDIR)/docs/images/report.png \
+		file://$(DOCS_TMP)/report-page/report.html 2>/dev/null
 
 # Everything generated in docs/: the findings and the charts.
 docs: findings docs-images

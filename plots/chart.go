@@ -321,19 +321,35 @@ func timeAxis(p *plot.Plot, from, to time.Duration, widthPx int, label bool) {
 // arrivals would otherwise flatten every pass line against the floor.
 const clipFactor = 4
 
-// rateTop is the top of the rate axis for panels of data, and the peak
-// arrival rate when the arrivals are clipped (0 when they are not).
+// rateTop is the top of the rate axis for panels of data, and the highest
+// rate above it when something is clipped (0 when nothing is). The axis
+// follows the passes and the arrivals unless they dwarf what the panel is
+// about: arrivals above clipFactor times the passes are clipped at the
+// passes or clipFactor times the steady level (the larger of the limit and
+// the trailing-window line), whichever is higher, and
+// per-bin passes above passClipFactor times the larger of the limit and
+// the trailing-window line (a burst admitted in one bin, as in redis-race:
+// 2,000/s bins against 100/s) are clipped at clipFactor times it, so the
+// window line stays readable against the limit (passClip marks the
+// clipped peaks).
 func rateTop(data []PanelData) (top, clippedPeak float64) {
-	passTop, arrivals := 0.0, 0.0
+	steady, passes, arrivals := 0.0, 0.0, 0.0
 	for _, d := range data {
-		passTop = math.Max(passTop, d.Limit)
+		steady = math.Max(steady, d.Limit)
 		for i := range d.X {
-			passTop = math.Max(passTop, math.Max(d.PassMax[i], d.WindowMax[i]))
+			steady = math.Max(steady, d.WindowMax[i])
+			passes = math.Max(passes, d.PassMax[i])
 			arrivals = math.Max(arrivals, d.ArrivalMax[i])
 		}
 	}
+	if steady > 0 && passes > passClipFactor*steady {
+		return clipFactor * steady, math.Max(arrivals, passes)
+	}
+	passTop := math.Max(steady, passes)
 	if passTop > 0 && arrivals > clipFactor*passTop {
-		return clipFactor * passTop, arrivals
+		// Room for the arrivals up to clipFactor times the steady level,
+		// not times a pass spike: the window line stays off the floor.
+		return math.Max(passTop, clipFactor*steady), arrivals
 	}
 	return math.Max(passTop, arrivals), 0
 }
@@ -343,7 +359,7 @@ func rateAxis(p *plot.Plot, top float64) {
 	if top <= 0 {
 		top = 1
 	}
-	p.Y.Min, p.Y.Max = 0, top*1.08
+	p.Y.Min, p.Y.Max = 0, axisTop(top)
 	p.Y.Padding = 0
 	p.Y.Tick.Marker = linearTicks{target: 4}
 	p.Y.Label.Text = "req/s"
@@ -387,7 +403,7 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 	top, clipped := rateTop([]PanelData{*d})
 	p.Title.Text = d.Spec + "\n" + d.Summary
 	if clipped > 0 {
-		p.Title.Text += fmt.Sprintf(" · arrivals peak %.0f/s, clipped", clipped)
+		p.Title.Text += clippedNote(clipped, []PanelData{*d}, top)
 	}
 	p.Add(grid())
 	addArrivals(p, d, f, t)
@@ -400,6 +416,7 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 		// An adaptive row: what the callers got back in time.
 		p.Add(stepLine(d, d.Goodput, f, t, goodputStyle))
 	}
+	addPassClips(p, []PanelData{*d}, top)
 	// The dashes go over the pass line so both show where they coincide;
 	// a row without a rate (a breaker alone) has no limit to draw.
 	if d.Limit > 0 {
@@ -423,7 +440,7 @@ func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration
 	f, t := from.Seconds(), to.Seconds()
 	top, clipped := rateTop(data)
 	if clipped > 0 {
-		p.Title.Text += fmt.Sprintf(" · arrivals peak %.0f/s, clipped", clipped)
+		p.Title.Text += clippedNote(clipped, data, top)
 	}
 	p.Add(grid())
 	addArrivals(p, &data[0], f, t)
@@ -436,6 +453,7 @@ func overlayPlot(data []PanelData, res *simulator.Result, from, to time.Duration
 			waits = append(waits, waitSeries{xys: steps(d.X, d.XEnd, d.WaitMs, f, t), sty: overlayWaitStyle(d.Color)})
 		}
 	}
+	addPassClips(p, data, top)
 	limits := map[float64]bool{}
 	for _, d := range data {
 		if d.Limit > 0 && !limits[d.Limit] {

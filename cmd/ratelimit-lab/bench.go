@@ -31,6 +31,7 @@ type BenchOptions struct {
 	SampleCount int
 	Out         string
 	Quiet       bool
+	HTML        bool
 	// Wide prints every column of the table; Format picks the form of the
 	// results on stdout (table, json, csv or md).
 	Wide   bool
@@ -90,6 +91,7 @@ Markdown table; the notes then go to stderr.`,
 	f.IntVar(&opts.SampleCount, "sample-count", 2, "buckets of the rings (Sentinel's SAMPLE_COUNT)")
 	f.StringVarP(&opts.Out, "out", "o", filepath.Join("out", "bench"), "output directory")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&opts.HTML, "html", true, "write report.html, the interactive page (--html=false skips it)")
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the table")
 	f.StringVar(&opts.Format, "format", "table", "results on stdout: table, json (bench.json), csv (bench.csv) or md")
 	return cmd
@@ -238,12 +240,19 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	if err := dir.WriteFile("bench.png", func(w io.Writer) error { return plots.BenchChart(w, report.Results, detail) }); err != nil {
 		return err
 	}
+	files := "bench.csv,bench.json,bench.png"
+	if opts.HTML {
+		if err := writeBenchHTML(dir, report.Results); err != nil {
+			return err
+		}
+		files += ",report.html"
+	}
 	if err := dir.Commit(); err != nil {
 		return err
 	}
 	machine := fmt.Sprintf("%s/%s, GOMAXPROCS %d, %d CPUs; wall-clock numbers, they vary from run to run",
 		runtime.GOOS, runtime.GOARCH, report.GOMAXPROCS, report.CPUs)
-	wrote := fmt.Sprintf("wrote %s/{bench.csv,bench.json,bench.png}", filepath.ToSlash(opts.Out))
+	wrote := fmt.Sprintf("wrote %s/{%s}", filepath.ToSlash(opts.Out), files)
 	// Machine-readable forms alone on stdout; the notes go to stderr.
 	switch opts.Format {
 	case "json":

@@ -137,7 +137,7 @@ func TestRunIsDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		files := map[string][]byte{}
-		for _, name := range []string{"series.csv", "summary.json", "decisions.csv", "chart.png"} {
+		for _, name := range []string{"series.csv", "summary.json", "decisions.csv", "chart.png", "report.html"} {
 			files[name] = readFile(t, filepath.Join(dir, name))
 		}
 		for name, b := range prev {
@@ -147,8 +147,8 @@ func TestRunIsDeterministic(t *testing.T) {
 		}
 		prev = files
 		entries, _ := os.ReadDir(dir)
-		if len(entries) != 4 {
-			t.Errorf("out dir holds %d entries, want the 4 files (no temporaries)", len(entries))
+		if len(entries) != 5 {
+			t.Errorf("out dir holds %d entries, want the 5 files (no temporaries)", len(entries))
 		}
 	}
 	dec := string(prev["decisions.csv"])

@@ -14,6 +14,9 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
 )
 
@@ -63,16 +66,12 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ratelimit-lab",
 		Short: "Replay traffic through rate limiters on a virtual clock",
-		Long: `ratelimit-lab replays traffic through rate-limiting algorithms on a virtual
-clock and shows, 50 ms by 50 ms, what each one lets through: a fixed window,
-Sentinel's LeapArray sliding window, a sliding log, a token bucket
-(golang.org/x/time/rate), Sentinel's throttling (leaky bucket) and its two
-warm-up controllers. For the same arrival times each limiter makes exactly
-the decisions its reference makes.`,
+		Long:  rootLong(),
 		Example: `  ratelimit-lab run boundary-burst
   ratelimit-lab run poisson --limit 1000 --algo leap-array:sample-count=10 --algo sliding-log
   ratelimit-lab run --trace access.csv --limit 200
   ratelimit-lab tune poisson
+  ratelimit-lab report out/boundary-burst out/poisson
   ratelimit-lab list`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -86,6 +85,7 @@ the decisions its reference makes.`,
 		NewCmdRun(io, nil),
 		NewCmdTune(io, nil),
 		NewCmdBench(io, nil),
+		NewCmdReport(io, nil),
 		NewCmdList(io),
 		NewCmdRules(io),
 		&cobra.Command{
@@ -98,6 +98,40 @@ the decisions its reference makes.`,
 		},
 	)
 	return root
+}
+
+// rootLong is the root command's description: what the lab does, its
+// families of limiters, and every limiter the registry builds (listed from
+// the registry, so a new one shows up here by itself).
+func rootLong() string {
+	var names []string
+	for _, a := range append(algorithms.List(), distributed.List()...) {
+		names = append(names, a.Name)
+	}
+	var every strings.Builder
+	report.WriteWrapped(&every, "Every limiter: "+strings.Join(names, ", ")+".", 78)
+	return `ratelimit-lab replays traffic through rate limiters and load-protection
+algorithms on a virtual clock and shows, 50 ms by 50 ms, what each one lets
+through. For the same arrivals each limiter makes exactly the decisions its
+reference makes. The families:
+
+  windows     a fixed window, Sentinel's LeapArray sliding window, a sliding
+              log, a sliding-window counter, and the seed articles' ring and
+              decaying window
+  buckets     a token bucket (golang.org/x/time/rate), Guava's SmoothBursty
+              and SmoothWarmingUp, uber-go/ratelimit
+  Sentinel    its throttling (leaky bucket) and its two warm-up controllers,
+              Java 1.8 or sentinel-golang (flavor=go)
+  breakers    Sentinel's circuit breakers (slow ratio, error ratio, error
+              count), alone or last in a chain A+B+...
+  Redis       limiters shared by several instances through one Redis (fixed
+              window, sliding log, bucketed, GCRA, or your own Lua script)
+
+` + every.String() + `'ratelimit-lab list' gives their parameters and references.
+
+Each run prints a table and writes series.csv, summary.json, chart.png and
+report.html (an interactive page); 'ratelimit-lab report' puts several runs
+on one page.`
 }
 
 // flagError adds the nearest flag name and where to read about the flags

@@ -47,6 +47,8 @@ type RunOptions struct {
 	Top int
 	// Rules are the --rules files whose rules become rows.
 	Rules rulesOptions
+	// HTML writes report.html (--html=false skips it).
+	HTML bool
 }
 
 // NewCmdRun builds `run`. runF replaces the action in tests.
@@ -61,11 +63,12 @@ recorded trace (--trace: a CSV trace or an access log, see docs/formats.md)
 through every chosen limiter on a virtual clock.
 
 It prints a summary and writes, under --out (default out/<scenario or
-trace name>): series.csv (per-bin counts), summary.json, chart.png and,
-with --decisions, decisions.csv. Files appear only when the whole run
-succeeds. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
-key=COLUMN) read a key column of the trace, also write keys.csv (one row
-per limiter and key) and list their top keys by rejections under the
+trace name>): series.csv (per-bin counts), summary.json, chart.png,
+report.html (the interactive page: zoom, hover, toggles; --html=false skips
+it) and, with --decisions, decisions.csv. Files appear only when the whole
+run succeeds. Per-key limiters (nginx-limit-req, sentinel-param, any spec
+with key=COLUMN) read a key column of the trace, also write keys.csv (one
+row per limiter and key) and list their top keys by rejections under the
 table (--top N).
 
 The summary is a table that fits 100 columns (or $COLUMNS): a context line,
@@ -113,6 +116,7 @@ with status 3, its files written.`,
 	f.BoolVar(&opts.Wide, "wide", false, "print every column of the summary table")
 	f.StringVar(&opts.Format, "format", "table", "summary on stdout: table, json, csv or md")
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
+	f.BoolVar(&opts.HTML, "html", true, "write report.html, the interactive page (--html=false skips it)")
 	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB, or lua for the embedded Lua interpreter, instead of the embedded native default")
 	f.IntVar(&opts.Top, "top", 10, "per-key limiters: list this many keys by rejections under the table (0: none)")
 	opts.Rules.addFlags(cmd)
@@ -321,6 +325,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 			return err
 		}
 		files = append(files, "chart.png")
+	}
+	if opts.HTML {
+		if err := writeRunHTML(dir, res, p.src.Seed, p.src.HasSeed); err != nil {
+			return err
+		}
+		files = append(files, "report.html")
 	}
 	if opts.Decisions {
 		if err := writeDecisions(ctx, dir, parts); err != nil {

@@ -35,7 +35,9 @@ func run100(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr strin
 func checkFits(t *testing.T, what, out string) {
 	t.Helper()
 	for _, line := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(line); n > 100 {
+		// The "wrote DIR/{...}" line holds a path, which does not break
+		// (the tests' temporary directories are long).
+		if n := utf8.RuneCountInString(line); n > 100 && !strings.HasPrefix(line, "wrote ") {
 			t.Errorf("%s: a line of %d columns:\n%s", what, n, line)
 		}
 	}
@@ -92,7 +94,7 @@ func TestRunTableContextSpecsAndWide(t *testing.T) {
 		"│ leap-array N=2       │",
 		"  leap-array N=2        leap-array:limit=500,sample-count=2,interval=1s\n",
 		"  warm-up-rate-limiter  warm-up-rate-limiter:limit=500,warm-up=10s,cold-factor=3,max-queue=500ms\n",
-		"wrote " + filepath.ToSlash(dir) + "/{series.csv,summary.json}\n",
+		"wrote " + filepath.ToSlash(dir) + "/{series.csv,summary.json,report.html}\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)

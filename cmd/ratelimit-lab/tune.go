@@ -28,6 +28,7 @@ type TuneOptions struct {
 	Bin, Window  time.Duration
 	Out          string
 	Quiet        bool
+	HTML         bool
 	// Target, when set, names the smallest N whose overshoot is at most it.
 	Target    float64
 	targetSet bool
@@ -57,7 +58,8 @@ bin and the state size.
 The sliding window behind the overshoot is --window, which defaults to
 --interval: the window leap-array itself limits.
 
-It writes tune.csv (with the time per decision) and tune.png under --out
+It writes tune.csv (with the time per decision), tune.png and report.html
+(the same charts, interactive) under --out
 (default out/<scenario>-tune). A sample count that does not divide the
 interval is reported under the table and skipped; if none divides it, tune
 says so and stops. --target 1.05 names the smallest N whose overshoot is at
@@ -90,6 +92,7 @@ in the files or the one --rule names.`,
 	f.DurationVar(&opts.Window, "window", 0, "sliding window behind max_window_passed (default --interval)")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (default out/<scenario>-tune)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
+	f.BoolVar(&opts.HTML, "html", true, "write report.html, the interactive page (--html=false skips it)")
 	f.Float64Var(&opts.Target, "target", 0, "name the smallest N with overshoot at most this (exit 3 if none)")
 	opts.Rules.addFlags(cmd)
 	f.StringVar(&opts.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
@@ -146,6 +149,13 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if err := dir.WriteFile("tune.png", func(w io.Writer) error { return plots.TuneChart(w, res) }); err != nil {
 		return err
 	}
+	files := "tune.csv,tune.png"
+	if opts.HTML {
+		if err := writeTuneHTML(dir, res); err != nil {
+			return err
+		}
+		files += ",report.html"
+	}
 	if err := ctx.Err(); err != nil {
 		return err // interrupted while writing: keep the earlier files
 	}
@@ -160,7 +170,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if fit <= 0 {
 		fit = report.DefaultWidth
 	}
-	table, hidden, err := report.FitTable(header, rows, fit, false)
+	table, hidden, err := report.FitTuneTable(header, rows, fit)
 	if err != nil {
 		return err
 	}
@@ -175,7 +185,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 			fmt.Fprintf(out, "skipped N=%d: %s\n", row.SampleCount, strings.TrimPrefix(row.Skipped, fmt.Sprintf("sample count %d ", row.SampleCount)))
 		}
 	}
-	fmt.Fprintf(out, "wrote %s/{tune.csv,tune.png}\n", filepath.ToSlash(p.out))
+	fmt.Fprintf(out, "wrote %s/{%s}\n", filepath.ToSlash(p.out), files)
 	if opts.targetSet {
 		return reportTarget(out, res, opts.Target)
 	}

@@ -17,15 +17,15 @@ import (
 // (DefaultWidth when 0) as long as a spec or a word fits. The default
 // columns are algorithm, passed, pass %, max/W, overshoot, (for runs with
 // responses) opens, errors and rt p99, smooth bound, peak/bin and wait
-// p99; when even those do not fit, the last ones are dropped and the report
-// says which. r.Wide prints every column whatever the width.
+// p99; when even those do not fit, the generic ones (genericColumns) are
+// dropped first, then the last ones, and the report says which. r.Wide prints every column whatever the width.
 func Table(w io.Writer, r *Report) error {
 	fit := r.Width
 	if fit <= 0 {
 		fit = DefaultWidth
 	}
 	header, rows := r.columns()
-	table, hidden, err := FitTable(header, rows, fit, r.Wide)
+	table, hidden, err := FitTableDropping(header, rows, fit, r.Wide, genericColumns)
 	if err != nil {
 		return err
 	}

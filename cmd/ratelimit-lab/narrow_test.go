@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+)
+
+// At 80 and 100 columns a table keeps the columns that carry its
+// scenario's point and drops the generic ones first: breaker rows keep
+// opens, errors and RT p99; Redis rows their commands; tune its
+// overshoot, smooth bound and state size.
+func TestNarrowTablesKeepThePoint(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		keep []string
+	}{
+		{[]string{"run", "slow-downstream"}, []string{"overshoot", "opens", "errors", "rt p99"}},
+		{[]string{"run", "flapping"}, []string{"overshoot", "opens", "errors", "rt p99"}},
+		{[]string{"run", "redis-race"}, []string{"overshoot", "redis commands", "commands/arrival"}},
+		{[]string{"tune", "poisson"}, []string{"N", "overshoot", "smooth", "state B"}},
+	} {
+		for _, cols := range []int{80, 100} {
+			name := strings.Join(c.args, " ") + " at " + strconv.Itoa(cols)
+			args := append(c.args, "--quiet", "--html=false", "--out", filepath.Join(dir, strconv.Itoa(len(name))))
+			if c.args[0] == "run" {
+				args = append(args, "--chart", "none")
+			}
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, want := range c.keep {
+				if !strings.Contains(string(out), " "+want+" ") {
+					t.Errorf("%s: the table lost %q:\n%s", name, want, out)
+				}
+			}
+		}
+	}
+}
+
+// The root --help names every limiter the registry builds, and `list`
+// gives each its row.
+func TestHelpAndListNameEveryLimiter(t *testing.T) {
+	help, _, err := execute(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help = strings.Join(strings.Fields(help), " ") // the names wrap
+	list, _, err := execute(t, "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range append(algorithms.List(), distributed.List()...) {
+		if !strings.Contains(help, " "+a.Name+",") && !strings.Contains(help, " "+a.Name+".") {
+			t.Errorf("--help does not name %s", a.Name)
+		}
+		if !strings.Contains(list, "│ "+a.Name+" ") {
+			t.Errorf("list has no row for %s", a.Name)
+		}
+	}
+	for _, family := range []string{"windows", "buckets", "Sentinel", "breakers", "Redis", "report.html"} {
+		if !strings.Contains(help, family) {
+			t.Errorf("--help does not mention %s", family)
+		}
+	}
+}
