@@ -76,11 +76,7 @@ func (rr *resourceRows) rules() []Rule {
 // their fields), one rule object, or a map of kinds {"flowRules": [...],
 // "degradeRules": [...], "paramFlowRules": [...], "systemRules": [...]}.
 func (d *doc) sentinelJava(root *yaml.Node) ([]Rule, error) {
-	type group struct {
-		kind  string
-		items []*yaml.Node
-	}
-	var groups []group
+	var groups []ruleGroup
 	m := mp(root)
 	switch {
 	case root.Kind == yaml.MappingNode && (m.has("flowRules") || m.has("degradeRules") || m.has("paramFlowRules") || m.has("systemRules")):
@@ -91,38 +87,48 @@ func (d *doc) sentinelJava(root *yaml.Node) ([]Rule, error) {
 				if v.Kind != yaml.SequenceNode {
 					return nil, d.errAt(v, "%s must be a list of rules, got %s", k, kindName(v))
 				}
-				groups = append(groups, group{strings.TrimSuffix(k, "s"), v.Content})
+				groups = append(groups, ruleGroup{strings.TrimSuffix(k, "s"), v.Content})
 			default:
 				return nil, d.errAt(m.keyNode(k), "%q is not a kind of Sentinel rule; use flowRules, degradeRules, paramFlowRules or systemRules", k)
 			}
 		}
 	case root.Kind == yaml.SequenceNode:
 		for _, it := range root.Content {
-			groups = append(groups, group{javaKind(it), []*yaml.Node{it}})
+			groups = append(groups, ruleGroup{javaKind(it), []*yaml.Node{it}})
 		}
 	default:
-		groups = append(groups, group{javaKind(root), []*yaml.Node{root}})
+		groups = append(groups, ruleGroup{javaKind(root), []*yaml.Node{root}})
 	}
+	return d.translate(groups, "a Sentinel rule", "java", "systemRule", d.javaSystem, map[string]func(*yaml.Node, *resourceRows) error{
+		"flowRule": d.javaFlow, "degradeRule": d.javaDegrade, "paramFlowRule": d.javaParam,
+	})
+}
+
+// ruleGroup is the rules of one kind, in file order.
+type ruleGroup struct {
+	kind  string
+	items []*yaml.Node
+}
+
+// translate runs every rule through its kind's translator: per-resource
+// kinds into chains (resourceRows), the system kind into one merged row,
+// listed first.
+func (d *doc) translate(groups []ruleGroup, what, flavor, systemKind string, system func(*yaml.Node, *systemMerge) error, per map[string]func(*yaml.Node, *resourceRows) error) ([]Rule, error) {
 	var rr resourceRows
 	var sys *systemMerge
 	for _, g := range groups {
 		for _, it := range g.items {
 			if it.Kind != yaml.MappingNode {
-				return nil, d.errAt(it, "a Sentinel rule must be an object, got %s", kindName(it))
+				return nil, d.errAt(it, "%s must be an object, got %s", what, kindName(it))
 			}
 			var err error
-			switch g.kind {
-			case "flowRule":
-				err = d.javaFlow(it, &rr)
-			case "degradeRule":
-				err = d.javaDegrade(it, &rr)
-			case "paramFlowRule":
-				err = d.javaParam(it, &rr)
-			case "systemRule":
+			if g.kind == systemKind {
 				if sys == nil {
 					sys = &systemMerge{pos: d.pos(it)}
 				}
-				err = d.javaSystem(it, sys)
+				err = system(it, sys)
+			} else {
+				err = per[g.kind](it, &rr)
 			}
 			if err != nil {
 				return nil, err
@@ -131,7 +137,7 @@ func (d *doc) sentinelJava(root *yaml.Node) ([]Rule, error) {
 	}
 	var out []Rule
 	if sys != nil {
-		r, err := sys.rule("java")
+		r, err := sys.rule(flavor)
 		if err != nil {
 			return nil, d.errAt(nil, "%v", err)
 		}

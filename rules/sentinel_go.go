@@ -15,11 +15,7 @@ import (
 // list of one kind, told apart by fields. Enums are their numbers or
 // their Go names (Direct, WarmUp, Reject, Throttling, …).
 func (d *doc) sentinelGo(root *yaml.Node) ([]Rule, error) {
-	type group struct {
-		kind  string
-		items []*yaml.Node
-	}
-	var groups []group
+	var groups []ruleGroup
 	m := mp(root)
 	if root.Kind == yaml.MappingNode && !isGoRule(root) {
 		for _, k := range m.keys() {
@@ -33,7 +29,7 @@ func (d *doc) sentinelGo(root *yaml.Node) ([]Rule, error) {
 			if v.Kind != yaml.SequenceNode {
 				return nil, d.errAt(v, "%s must be a list of rules, got %s", k, kindName(v))
 			}
-			groups = append(groups, group{kind, v.Content})
+			groups = append(groups, ruleGroup{kind, v.Content})
 		}
 	} else {
 		list := []*yaml.Node{root}
@@ -41,46 +37,12 @@ func (d *doc) sentinelGo(root *yaml.Node) ([]Rule, error) {
 			list = root.Content
 		}
 		for _, it := range list {
-			groups = append(groups, group{goKind(it), []*yaml.Node{it}})
+			groups = append(groups, ruleGroup{goKind(it), []*yaml.Node{it}})
 		}
 	}
-	var rr resourceRows
-	var sys *systemMerge
-	for _, g := range groups {
-		for _, it := range g.items {
-			if it.Kind != yaml.MappingNode {
-				return nil, d.errAt(it, "a sentinel-golang rule must be an object, got %s", kindName(it))
-			}
-			var err error
-			switch g.kind {
-			case "flow":
-				err = d.goFlow(it, &rr)
-			case "isolation":
-				err = d.goIsolation(it, &rr)
-			case "hotspot":
-				err = d.goHotspot(it, &rr)
-			case "circuitbreaker":
-				err = d.goBreaker(it, &rr)
-			case "system":
-				if sys == nil {
-					sys = &systemMerge{pos: d.pos(it)}
-				}
-				err = d.goSystem(it, sys)
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	var out []Rule
-	if sys != nil {
-		r, err := sys.rule("go")
-		if err != nil {
-			return nil, d.errAt(nil, "%v", err)
-		}
-		out = append(out, r)
-	}
-	return append(out, rr.rules()...), nil
+	return d.translate(groups, "a sentinel-golang rule", "go", "system", d.goSystem, map[string]func(*yaml.Node, *resourceRows) error{
+		"flow": d.goFlow, "isolation": d.goIsolation, "hotspot": d.goHotspot, "circuitbreaker": d.goBreaker,
+	})
 }
 
 func isGoRule(n *yaml.Node) bool { return mp(n).has("resource") || mp(n).has("triggerCount") }
