@@ -55,3 +55,30 @@ func TestYAMLDownstream(t *testing.T) {
 		}
 	}
 }
+
+// Issue 21, item 2: every duration of downstream: and clients: is at most
+// a year (MaxTime), checked in one place with the field's line; a year
+// itself is fine.
+func TestYAMLDownstreamDurationsAtMostAYear(t *testing.T) {
+	const head = "limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\n"
+	for _, tc := range []struct{ name, body, want string }{
+		{"service", "downstream:\n  servers: 4\n  service: 100000h\n  timeout: 1s\n", "d.yaml:6: downstream service 100000h0m0s is longer than 8760h0m0s (one year)"},
+		{"timeout", "downstream:\n  service: 1ms\n  timeout: 8761h\n", "d.yaml:6: downstream timeout 8761h0m0s is longer than 8760h0m0s"},
+		{"phase from", "downstream:\n  service: 1ms\n  phases:\n    - {from: 1s, to: 2s}\n    - {from: 9000h, to: 9001h}\n", "d.yaml:8: downstream phase from 9000h0m0s is longer than 8760h0m0s"},
+		{"phase to", "downstream:\n  service: 1ms\n  phases:\n    - {from: 1s,\n       to: 9000h}\n", "d.yaml:8: downstream phase to 9000h0m0s is longer"},
+		{"phase service", "downstream:\n  service: 1ms\n  phases: [{from: 1s, to: 2s, service: 9000h}]\n", "d.yaml:6: downstream phase service 9000h0m0s is longer"},
+		{"clients timeout", "downstream: {service: 1ms}\nclients:\n  timeout: 9000h\n", "d.yaml:6: clients timeout 9000h0m0s is longer"},
+		{"clients think", "downstream: {service: 1ms}\nclients:\n  users: 5\n  think: 9000h\n", "d.yaml:7: clients think 9000h0m0s is longer"},
+		{"backoff base", "downstream: {service: 1ms, timeout: 1s}\nclients:\n  retries: 1\n  backoff:\n    base: 9000h\n", "d.yaml:8: clients backoff base 9000h0m0s is longer"},
+		{"backoff cap", "downstream: {service: 1ms, timeout: 1s}\nclients:\n  retries: 1\n  backoff: {cap: 9000h}\n", "d.yaml:7: clients backoff cap 9000h0m0s is longer"},
+	} {
+		_, err := Parse([]byte(head+tc.body), "d.yaml")
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !strings.Contains(err.Error(), "; shorten it") {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	s, err := Parse([]byte(head+"downstream:\n  service: 8760h\n  timeout: 8760h\n  phases: [{from: 0s, to: 8760h, service: 8760h}]\nclients:\n  timeout: 8760h\n  retries: 1\n  backoff: {base: 8760h, cap: 8760h}\n"), "d.yaml")
+	if err != nil || s.Downstream.Service != MaxTime || s.Downstream.Timeout != MaxTime || s.Downstream.Clients.Backoff.Cap != MaxTime {
+		t.Errorf("a year: %v", err)
+	}
+}

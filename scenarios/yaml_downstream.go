@@ -47,6 +47,9 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 		}
 		return keyLine(node, keys...)
 	}
+	if err := p.durationsInRange("downstream", r, node); err != nil {
+		return err
+	}
 	if err := p.wholeNumber(node, "servers"); err != nil {
 		return err
 	}

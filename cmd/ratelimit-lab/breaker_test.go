@@ -24,6 +24,8 @@ func TestBreakerBadInput(t *testing.T) {
 	dsKey := write("dskey.yaml", "limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream:\n  server: 2\n  service: 20ms\n")
 	// Issue 21, item 1: each time is in range, their sum is past int64.
 	wrapRT := write("wrap.csv", "t_ms,rt_ms,error\n5000000000000,5000000000000,1\n5000000000000,1,0\n")
+	// Issue 21, item 2: a service of more than a year wrapped the run.
+	longService := write("long.yaml", "phases: [{type: poisson, rate: 50}]\nduration: 2s\nlimit: 100\ndownstream: {servers: 4, service: 100000h, timeout: 1s}\n")
 	const cb = "circuit-breaker:"
 	for _, tc := range []struct {
 		name string
@@ -41,6 +43,7 @@ func TestBreakerBadInput(t *testing.T) {
 		{"missing column", []string{"run", "--trace", shortLine, "--limit", "10"}, "short.csv:2: 2 columns"},
 		{"downstream phase reversed", []string{"run", badDs}, "ds.yaml:8: downstream phase: to (1s) is not after from (2s)"},
 		{"rt whose end wraps", []string{"run", "--trace", wrapRT, "--limit", "10", "--algo", cb + "strategy=error-count,threshold=0,min-requests=1", "--decisions"}, `wrap.csv:2: rt_ms: response time "5000000000000" would end the call past 7000000000000 ms`},
+		{"downstream service past a year", []string{"run", longService, "--algo", "leap-array"}, "long.yaml:4: downstream service 100000h0m0s is longer than 8760h0m0s (one year)"},
 		{"downstream key typo", []string{"run", dsKey}, `dskey.yaml:5: unknown key "server" in downstream; did you mean "servers"?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
