@@ -82,3 +82,56 @@ func TestYAMLDownstreamDurationsAtMostAYear(t *testing.T) {
 		t.Errorf("a year: %v", err)
 	}
 }
+
+// Issue 21, item 12: overlapping downstream phases are an error (with the
+// later phase's line in YAML), not the later one silently in force;
+// phases that only touch ([1s, 10s) then [10s, 12s)) are fine, in any
+// order.
+func TestDownstreamPhasesMayNotOverlap(t *testing.T) {
+	const head = "limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream:\n  servers: 4\n  service: 20ms\n  phases:\n"
+	for _, tc := range []struct{ name, phases, want string }{
+		{"the issue's", "    - {from: 1s, to: 10s, service: 60ms}\n    - {from: 5s, to: 12s, service: 90ms}\n", "d.yaml:9: downstream phase 2 [5s, 12s) overlaps phase 1 [1s, 10s) at line 8; end one before"},
+		{"inside", "    - {from: 1s, to: 10s}\n    - {from: 20s, to: 30s}\n    - {from: 2s, to: 3s, servers: 2}\n", "d.yaml:10: downstream phase 3 [2s, 3s) overlaps phase 1 [1s, 10s) at line 8"},
+		{"earlier in the file, later in time", "    - {from: 5s, to: 12s}\n    - {from: 1s, to: 6s}\n", "d.yaml:9: downstream phase 2 [1s, 6s) overlaps phase 1 [5s, 12s) at line 8"},
+		{"same span", "    - {from: 1s, to: 2s, errors: 1}\n    - {from: 1s, to: 2s, service: 1s}\n", "d.yaml:9: downstream phase 2 [1s, 2s) overlaps phase 1"},
+		{"the longest one before", "    - {from: 0s, to: 10s}\n    - {from: 1s, to: 2s}\n", "overlaps phase 1 [0s, 10s)"},
+		{"negative from", "    - {from: -1s, to: 2s}\n", "d.yaml:8: downstream phase: from -1s is negative"},
+	} {
+		_, err := Parse([]byte(head+tc.phases), "d.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	s, err := Parse([]byte(head+"    - {from: 10s, to: 12s, service: 90ms}\n    - {from: 1s, to: 10s, service: 60ms}\n    - {from: 12s, to: 13s, errors: 1}\n"), "d.yaml")
+	if err != nil {
+		t.Fatalf("touching phases: %v", err)
+	}
+	for at, want := range map[time.Duration]time.Duration{time.Second: 60 * time.Millisecond, 10 * time.Second: 90 * time.Millisecond, 13 * time.Second: 20 * time.Millisecond} {
+		if svc, _ := s.Downstream.At(at); svc != want {
+			t.Errorf("service at %v: %v, want %v", at, svc, want)
+		}
+	}
+	// The Go API says the same.
+	d := Downstream{Servers: 1, Service: time.Millisecond, Phases: []DownstreamPhase{{From: 0, To: 2 * time.Second}, {From: time.Second, To: 3 * time.Second}}}
+	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "phases 1 [0s, 2s) and 2 [1s, 3s) overlap") {
+		t.Errorf("Validate: %v", err)
+	}
+}
+
+// No built-in scenario has overlapping downstream phases (nor any other
+// invalid downstream).
+func TestCatalogDownstreamsValidate(t *testing.T) {
+	n := 0
+	for _, s := range Catalog() {
+		if s.Downstream == nil {
+			continue
+		}
+		n++
+		if err := s.Downstream.Validate(); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d catalog scenarios have a downstream", n)
+	}
+}
