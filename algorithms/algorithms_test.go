@@ -555,7 +555,7 @@ func TestRegistryErrors(t *testing.T) {
 		{"leap-array:interval=1.5ms", "interval must be whole milliseconds"},
 		{"fixed-window:window=0s", "window must be positive"},
 		{"leaky-bucket:limit=0.4", "rounds to 0"},
-		{"warm-up:warm-up=1500ms", "warm-up must be a positive whole number of seconds"},
+		{"warm-up:warm-up=1500ms", "warm-up must be whole seconds from 1s to 2147483647s"},
 		{"warm-up:cold-factor=1", "cold-factor must be larger than 1"},
 		{"token-bucket:limit=1,rate=2", "either limit or rate"},
 		{"token-bucket:burst=0", "burst must be at least 1"},
@@ -704,6 +704,34 @@ func TestBucketsMatchReferenceLeapArray(t *testing.T) {
 					t.Fatalf("n=%d w=%d op %d: previous %d, reference %d", c.n, c.w, op, got, want)
 				}
 			}
+		}
+	}
+}
+
+// Issue 21, item 10: every whole-millisecond or whole-second interval of
+// the Sentinel limiters names both of its bounds when refused, and takes
+// its upper bound itself.
+func TestIntervalErrorsNameTheUpperBound(t *testing.T) {
+	const ms = "must be whole milliseconds from "
+	for _, tc := range []struct{ ok, bad, want string }{
+		{"circuit-breaker:strategy=slow-ratio,max-rt=100ms,recovery=2147483s", "circuit-breaker:strategy=slow-ratio,max-rt=100ms,recovery=8760h", "recovery must be whole seconds from 1s to 2147483s (596h31m23s), got 8760h0m0s"},
+		{"circuit-breaker:strategy=slow-ratio,max-rt=100ms,recovery=1s", "circuit-breaker:strategy=slow-ratio,max-rt=100ms,recovery=1500ms", "recovery must be whole seconds from 1s to 2147483s"},
+		{"circuit-breaker:strategy=error-count,threshold=1,stat-interval=2147483647ms", "circuit-breaker:strategy=error-count,threshold=1,stat-interval=2147483648ms", "stat-interval " + ms + "1ms to 2147483647ms (596h31m23.647s)"},
+		{"circuit-breaker:strategy=slow-ratio,max-rt=2147483647ms", "circuit-breaker:strategy=slow-ratio,max-rt=2147483648ms", "max-rt " + ms + "0ms to 2147483647ms"},
+		{"leap-array:interval=2147483647ms,sample-count=1", "leap-array:interval=2147483648ms,sample-count=1", "interval " + ms + "1ms to 2147483647ms"},
+		{"leaky-bucket:max-queue=2147483647ms", "leaky-bucket:max-queue=8760h", "max-queue " + ms + "0ms to 2147483647ms"},
+		{"leaky-bucket:interval=2147483647ms", "leaky-bucket:interval=2147483648ms", "interval " + ms + "1ms to 2147483647ms"},
+		{"warm-up-rate-limiter:max-queue=2147483647ms", "warm-up-rate-limiter:max-queue=2147483648ms", "max-queue " + ms + "0ms to 2147483647ms"},
+		{"sentinel-param:duration=1073741824s", "sentinel-param:duration=1073741825s", "duration must be whole seconds from 1s to 1073741824s"},
+		{"warm-up:warm-up=2147483647s", "warm-up:warm-up=2147483648s", "warm-up must be whole seconds from 1s to 2147483647s"},
+		{"warm-up:flavor=go,warm-up=4294967295s", "warm-up:flavor=go,warm-up=4294967296s", "warm-up must be whole seconds from 1s to 4294967295s"},
+	} {
+		if _, err := New(tc.ok, 100); err != nil {
+			t.Errorf("New(%q): %v, want it accepted (the bound itself)", tc.ok, err)
+		}
+		_, err := New(tc.bad, 100)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "at least") {
+			t.Errorf("New(%q) = %v, want an error containing %q", tc.bad, err, tc.want)
 		}
 	}
 }

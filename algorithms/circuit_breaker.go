@@ -134,14 +134,17 @@ func NewCircuitBreaker(c CircuitBreakerConfig) (*CircuitBreaker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Recovery%time.Second != 0 || c.Recovery < time.Second || c.Recovery/time.Second > math.MaxInt32/1000 {
-		return nil, fmt.Errorf("%s: recovery must be whole seconds, at least 1s, got %v (Sentinel's timeWindow is an int of seconds)", name, c.Recovery)
+	// timeWindow is an int of seconds, and retryTimeoutMs = timeWindow·1000
+	// an int of ms: at most ⌊(2³¹−1)/1000⌋ s.
+	rec, err := wholeSeconds(name, "recovery", c.Recovery, 1, math.MaxInt32/1000, "Sentinel's timeWindow is an int of seconds, its retryTimeoutMs = timeWindow·1000 an int of ms")
+	if err != nil {
+		return nil, err
 	}
 	return &CircuitBreaker{
 		cfg:        c,
 		epoch:      epochMs(ims),
 		intervalMs: ims,
-		recoveryMs: int64(c.Recovery/time.Second) * 1000,
+		recoveryMs: rec * 1000,
 		maxRtMs:    maxRt,
 	}, nil
 }

@@ -231,7 +231,7 @@ func TestGoFlavorRegistry(t *testing.T) {
 		{"warm-up-rate-limiter:flavor=go,sample-count=3", "sample-count 3 does not divide interval 1s"},
 		{"leap-array:flavor=go,interval=429496730ms", "interval must be whole milliseconds from 1ms to 429496729ms"},
 		{"warm-up:flavor=go,cold-factor=1", "cold-factor must be larger than 1"},
-		{"warm-up:flavor=go,warm-up=1500ms", "warm-up must be a positive whole number of seconds"},
+		{"warm-up:flavor=go,warm-up=1500ms", "warm-up must be whole seconds from 1s to 4294967295s"},
 		{"leaky-bucket:flavor=go,max-queue=1.5ms", "max-queue must be whole milliseconds"},
 		{"leaky-bucket:flavor=go,limit=0", "limit must be a positive number"},
 		{"leap-array:flavor=go,sample-count=1000000,interval=1000s", "sample-count must be from 1 to 100000 with flavor=go"},

@@ -28,8 +28,8 @@ func newGoWarmCalc(name string, threshold float64, warmUp time.Duration, coldFac
 	if err := positiveLimit(name, "limit", threshold); err != nil {
 		return goWarmCalc{}, err
 	}
-	if warmUp <= 0 || warmUp%time.Second != 0 || warmUp > math.MaxUint32*time.Second {
-		return goWarmCalc{}, fmt.Errorf("%s: warm-up must be a positive whole number of seconds up to %ds, got %v (for example warm-up=10s; sentinel-golang's WarmUpPeriodSec is a uint32)", name, int64(math.MaxUint32), warmUp)
+	if _, err := wholeSeconds(name, "warm-up", warmUp, 1, math.MaxUint32, "for example warm-up=10s; sentinel-golang's WarmUpPeriodSec is a uint32"); err != nil {
+		return goWarmCalc{}, err
 	}
 	if coldFactor <= 1 {
 		return goWarmCalc{}, fmt.Errorf("%s: cold-factor must be larger than 1, got %d (sentinel-golang rejects 1 and replaces 0 by its default 3)", name, coldFactor)

@@ -15,12 +15,25 @@ func positiveLimit(name, key string, v float64) error {
 }
 
 // wholeMs checks that d is a whole number of milliseconds, at least minMs
-// and within Java's int, and returns it in ms.
+// and within Java's int (2³¹−1 ms, about 24.8 days), and returns it in
+// ms. Its error names both bounds, so every millisecond interval of the
+// Sentinel limiters says how long it may be.
 func wholeMs(name, key string, d time.Duration, minMs int64) (int64, error) {
-	if d%time.Millisecond != 0 || d < time.Duration(minMs)*time.Millisecond || d > math.MaxInt32*time.Millisecond {
-		return 0, fmt.Errorf("%s: %s must be whole milliseconds, at least %dms, got %v (Sentinel counts it in int ms)", name, key, minMs, d)
+	const maxMs = math.MaxInt32
+	if d%time.Millisecond != 0 || d < time.Duration(minMs)*time.Millisecond || d > maxMs*time.Millisecond {
+		return 0, fmt.Errorf("%s: %s must be whole milliseconds from %dms to %dms (%v), got %v (Sentinel counts it in an int of ms)", name, key, minMs, maxMs, maxMs*time.Millisecond, d)
 	}
 	return int64(d / time.Millisecond), nil
+}
+
+// wholeSeconds checks that d is a whole number of seconds from minS to
+// maxS, the range of the source's field (why says which field and type),
+// and returns it in seconds. Its error names both bounds.
+func wholeSeconds(name, key string, d time.Duration, minS, maxS int64, why string) (int64, error) {
+	if d%time.Second != 0 || d < time.Duration(minS)*time.Second || d > time.Duration(maxS)*time.Second {
+		return 0, fmt.Errorf("%s: %s must be whole seconds from %ds to %ds (%v), got %v (%s)", name, key, minS, maxS, time.Duration(maxS)*time.Second, d, why)
+	}
+	return int64(d / time.Second), nil
 }
 
 // bucketLength checks Sentinel's LeapArray parameters and returns the

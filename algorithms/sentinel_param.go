@@ -99,8 +99,8 @@ func NewSentinelParam(c SentinelParamConfig) (*SentinelParam, error) {
 	if c.Go && c.Count != math.Trunc(c.Count) {
 		return nil, fmt.Errorf("sentinel-param: flavor=go takes a whole count (sentinel-golang's Threshold is an int64), got %s", formatFloat(c.Count))
 	}
-	if c.Duration < time.Second || c.Duration%time.Second != 0 || c.Duration > 1<<30*time.Second {
-		return nil, fmt.Errorf("sentinel-param: duration must be whole seconds, at least 1s, got %v (durationInSec)", c.Duration)
+	if _, err := wholeSeconds("sentinel-param", "duration", c.Duration, 1, 1<<30, "durationInSec"); err != nil {
+		return nil, err
 	}
 	if c.Burst < 0 {
 		return nil, fmt.Errorf("sentinel-param: burst must not be negative, got %d", c.Burst)

@@ -66,8 +66,8 @@ func newWarmTokens(name string, count float64, warmUp time.Duration, coldFactor 
 	if err := positiveLimit(name, "limit", count); err != nil {
 		return warmTokens{}, err
 	}
-	if warmUp <= 0 || warmUp%time.Second != 0 || warmUp > math.MaxInt32*time.Second {
-		return warmTokens{}, fmt.Errorf("%s: warm-up must be a positive whole number of seconds, got %v (for example warm-up=10s)", name, warmUp)
+	if _, err := wholeSeconds(name, "warm-up", warmUp, 1, math.MaxInt32, "for example warm-up=10s; Sentinel's warmUpPeriodInSec is an int"); err != nil {
+		return warmTokens{}, err
 	}
 	if coldFactor <= 1 {
 		return warmTokens{}, fmt.Errorf("%s: cold-factor must be larger than 1, got %d (Sentinel's default is 3)", name, coldFactor)

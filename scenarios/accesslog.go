@@ -274,11 +274,13 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 		return info, err
 	}
 	info.Origin = time.Unix(0, s.origin+int64(info.Start)).UTC()
+	// Start and End are each within ±MaxTraceMillis of the first line, so
+	// End − Start (up to twice that) fits a uint64 but not an int64.
+	if span := uint64(info.End) - uint64(info.Start); span > MaxTraceMillis*uint64(time.Millisecond) {
+		return info, fmt.Errorf("%s: the log spans %v, more than the lab can replay (%d ms); cut it into shorter logs", name, fmtSpan(span), int64(MaxTraceMillis))
+	}
 	info.End -= info.Start
 	info.Start = 0
-	if info.End > MaxTraceMillis*time.Millisecond {
-		return info, fmt.Errorf("%s: the log spans %v, more than the lab can replay (%d ms); cut it into shorter logs", name, info.End, int64(MaxTraceMillis))
-	}
 	info.WholeSeconds = s.whole
 	info.Columns = s.Columns()
 	return info, nil
@@ -516,12 +518,25 @@ func (s *logStream) Next() (Arrival, bool) {
 	if !s.hasOrigin {
 		s.origin, s.hasOrigin = abs, true
 	}
+	// abs and origin are int64 nanoseconds since 1970 of any sign, so
+	// their difference may pass the int64 range: it fits a uint64 in two's
+	// complement, and its sign is the comparison's.
 	rel := abs - s.origin
+	if (rel < 0) != (abs < s.origin) {
+		rel = math.MaxInt64 // a distance past the range, either way
+		if abs < s.origin {
+			rel = math.MinInt64
+		}
+	}
 	if rel < 0 && !s.scanning {
 		return s.fail("this line's time is before time 0 (%s); read the log with ScanLog's origin, or put the earliest line first", time.Unix(0, s.origin).UTC().Format(time.RFC3339Nano))
 	}
 	if rel > MaxTraceMillis*int64(time.Millisecond) || rel < -MaxTraceMillis*int64(time.Millisecond) {
-		return s.fail("this line is %v from the first, more than the lab can replay (%d ms); cut the log into shorter ones", time.Duration(rel), int64(MaxTraceMillis))
+		d := uint64(abs) - uint64(s.origin)
+		if abs < s.origin {
+			d = uint64(s.origin) - uint64(abs)
+		}
+		return s.fail("this line is %s from the first, more than the lab can replay (%d ms); cut the log into shorter ones", fmtSpan(d), int64(MaxTraceMillis))
 	}
 	a.At = time.Duration(rel)
 	a.Clock = a.At
@@ -698,10 +713,18 @@ func (s *logStream) clfTime(rec *clfRecord) (int64, bool) {
 		return s.lastTLs * int64(time.Second), true
 	}
 	sec, ok := parseTimeLocal(tl)
+	if ok && !inNanoRange(sec, 0) {
+		s.fail("the time [%s] %s", clip(string(tl)), outsideNanos)
+		return 0, false
+	}
 	if !ok {
 		// Apache's %{...}t.%{msec_frac}t ([10/Oct/2000:13:55:36.123 -0700])
 		// or a number ([1700000000.123], [1700000000123]).
 		ns, frac, ok := parseTimeLocalFrac(tl)
+		if ok && ns == outOfNanos {
+			s.fail("the time [%s] %s", clip(string(tl)), outsideNanos)
+			return 0, false
+		}
 		if !ok {
 			var msg string
 			if ns, frac, msg = jsonTime(tl); msg != "" || len(tl) == 0 || tl[0] < '0' || tl[0] > '9' || bytes.IndexByte(tl, '/') >= 0 {
@@ -742,7 +765,33 @@ func parseTimeLocalFrac(b []byte) (ns int64, frac bool, ok bool) {
 		return 0, false, false
 	}
 	f, _, _ := decimalNanos(append([]byte("0."), b[21:21+sp]...), int64(time.Second))
+	if !inNanoRange(sec, f) {
+		return outOfNanos, true, true
+	}
 	return sec*int64(time.Second) + f, true, true
+}
+
+// outOfNanos is what parseTimeLocalFrac returns, with ok, for a time the
+// int64 nanoseconds cannot hold (every other time is above it).
+const outOfNanos = math.MinInt64
+
+// outsideNanos ends the error of such a time.
+const outsideNanos = "is outside the years 1678 to 2262, the times since 1970 that the lab's int64 nanoseconds hold; fix the line"
+
+// inNanoRange reports whether sec seconds and sub nanoseconds (0 ≤ sub <
+// 1e9) since 1970 fit an int64 of nanoseconds (1677-09-21 to 2262-04-11),
+// above outOfNanos; a $time_local year may be anything from 0000 to 9999.
+func inNanoRange(sec, sub int64) bool {
+	return sec > math.MinInt64/int64(time.Second) && sec <= (math.MaxInt64-sub)/int64(time.Second)
+}
+
+// fmtSpan prints a non-negative distance in nanoseconds that may pass the
+// int64 range.
+func fmtSpan(d uint64) string {
+	if d > math.MaxInt64 {
+		return "more than 292 years"
+	}
+	return time.Duration(d).String()
 }
 
 var months = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}

@@ -240,12 +240,21 @@ func jsonTime(v []byte) (ns int64, frac bool, msg string) {
 			return ns, hasFrac || unit < int64(time.Second), ""
 		}
 		if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
+			if !inNanoRange(t.Unix(), int64(t.Nanosecond())) {
+				return 0, false, "the time " + outsideNanos
+			}
 			return t.UnixNano(), t.Nanosecond() != 0 || bytes.IndexByte(v, '.') >= 0, ""
 		}
 		if sec, ok := parseTimeLocal(v); ok {
+			if !inNanoRange(sec, 0) {
+				return 0, false, "the time " + outsideNanos
+			}
 			return sec * int64(time.Second), false, ""
 		}
 		if ns, _, ok := parseTimeLocalFrac(v); ok {
+			if ns == outOfNanos {
+				return 0, false, "the time " + outsideNanos
+			}
 			return ns, true, ""
 		}
 	}

@@ -233,6 +233,19 @@ func TestAccessLogErrors(t *testing.T) {
 		{"json two lines", `{"time": 1}` + "\n" + `{"time": 2, "ip": "unterminated}` + "\n", LogOptions{}, `x.log:2: the value of "ip" has no closing quote`},
 		{"line too far", `{"time": 1}` + "\n" + `{"time": 8000000000000000000}` + "\n", LogOptions{}, "x.log:2: this line is 2222222h13m19s from the first, more than the lab can replay"},
 		{"span too long", `{"time": 4000000000}` + "\n" + `{"time": 1}` + "\n" + `{"time": 7999999999}` + "\n", LogOptions{}, "x.log: the log spans"},
+		// Issue 21, item 1's neighbours: a $time_local year past 2262 (or
+		// before 1678) wrapped its nanoseconds, a span of two distances of
+		// up to 7e12 ms each wrapped into a negative one, and two times
+		// more than 292 years apart wrapped their difference.
+		{"clf year 2300", "1.2.3.4 - - [10/Oct/2300:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:1: the time [10/Oct/2300:13:55:36 +0000] is outside the years 1678 to 2262"},
+		{"clf year 1600", "1.2.3.4 - - [10/Oct/1600:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:1: the time [10/Oct/1600:13:55:36 +0000] is outside the years 1678 to 2262"},
+		{"clf fraction year 9999", "1.2.3.4 - - [10/Oct/9999:13:55:36.5 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:1: the time [10/Oct/9999:13:55:36.5 +0000] is outside the years 1678 to 2262"},
+		{"clf second line 2584", "1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Apr/2584:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:2: the time [10/Apr/2584"},
+		{"clf span wraps", "1.2.3.4 - - [10/Oct/1970:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/1780:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/2160:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log: the log spans more than 292 years, more than the lab can replay"},
+		{"clf span past the bound", "1.2.3.4 - - [10/Oct/1970:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/1850:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/2090:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log: the log spans 2103816h0m0s, more than the lab can replay"},
+		{"clf lines 292 years apart", "1.2.3.4 - - [10/Oct/1700:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/2250:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:2: this line is more than 292 years from the first"},
+		{"json rfc3339 year 2300", `{"time": "2300-01-01T00:00:00Z"}` + "\n", LogOptions{}, `x.log:1: time "2300-01-01T00:00:00Z"; the time is outside the years 1678 to 2262`},
+		{"json time_local year 2300", `{"time": "01/Jan/2300:00:00:00 +0000"}` + "\n", LogOptions{}, `x.log:1: time "01/Jan/2300:00:00:00 +0000"; the time is outside`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeTemp(t, "x.log", tc.data)

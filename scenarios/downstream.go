@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -102,6 +104,9 @@ func (d *Downstream) Validate() error {
 		if p.To <= p.From {
 			return fmt.Errorf("downstream: phase %d: to (%v) must be after from (%v)", i+1, p.To, p.From)
 		}
+		if p.From < 0 {
+			return fmt.Errorf("downstream: phase %d: from must not be negative, got %v", i+1, p.From)
+		}
 		if p.Service < 0 {
 			return fmt.Errorf("downstream: phase %d: service must not be negative, got %v", i+1, p.Service)
 		}
@@ -109,7 +114,34 @@ func (d *Downstream) Validate() error {
 			return fmt.Errorf("downstream: phase %d: errors must be a share between 0 and 1, got %g", i+1, p.Errors)
 		}
 	}
+	if i, j, ok := d.Overlap(); ok {
+		a, b := d.Phases[i], d.Phases[j]
+		return fmt.Errorf("downstream: phases %d [%v, %v) and %d [%v, %v) overlap; end one before the other starts (phases may not overlap)", i+1, a.From, a.To, j+1, b.From, b.To)
+	}
 	return nil
+}
+
+// Overlap returns two phases whose [From, To) spans share an instant, i
+// before j in Phases, and false if no two do. Phases may not overlap:
+// which one would be in force where they meet is not defined, so both
+// Validate and the YAML parser reject it.
+func (d *Downstream) Overlap() (i, j int, ok bool) {
+	idx := make([]int, len(d.Phases))
+	for k := range idx {
+		idx[k] = k
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(d.Phases[a].From, d.Phases[b].From) })
+	// last is the phase seen so far that ends latest.
+	last := -1
+	for _, k := range idx {
+		if last >= 0 && d.Phases[k].From < d.Phases[last].To {
+			return min(last, k), max(last, k), true
+		}
+		if last < 0 || d.Phases[k].To > d.Phases[last].To {
+			last = k
+		}
+	}
+	return 0, 0, false
 }
 
 // IOAt is the I/O share in force at t.
@@ -123,8 +155,9 @@ func (d *Downstream) IOAt(t time.Duration) float64 {
 	return d.IOShare
 }
 
-// At returns the service time and error share in force at t: the last
-// phase holding t, else the base service without errors.
+// At returns the service time and error share in force at t: the phase
+// holding t (phases do not overlap, see Overlap), else the base service
+// without errors.
 func (d *Downstream) At(t time.Duration) (time.Duration, float64) {
 	for i := len(d.Phases) - 1; i >= 0; i-- {
 		p := &d.Phases[i]

@@ -358,7 +358,10 @@ func cellRT(c []byte, t time.Duration) (time.Duration, error) {
 			return 0, err
 		}
 	}
-	if t+rt > MaxTraceMillis*time.Millisecond {
+	// Compare rt with the room left after t, not t+rt with the bound: both
+	// may be up to MaxTraceMillis, and their sum would wrap past the int64
+	// range before the comparison could see it.
+	if rt > MaxTraceMillis*time.Millisecond-t {
 		return 0, rtTooLong(q, t)
 	}
 	return rt, nil

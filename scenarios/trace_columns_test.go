@@ -130,6 +130,10 @@ func TestTraceNamedColumnErrors(t *testing.T) {
 		{"rt past the bound", "t_ms,key,rt_ms\n6999999999999,a,2\n", `t.csv:2: rt_ms: response time "2" would end the call past 7000000000000 ms`},
 		{"rt far past", "t_ms,key,rt_ms\n1,a,99999999999999999999999\n", `t.csv:2: rt_ms: response time "99999999999999999999999" would end the call past`},
 		{"rt past int64", "t_ms,key,rt_ms\n7000000000000,a,9223372036854.775807\n", `t.csv:2: rt_ms: response time "9223372036854.775807" would end the call past`},
+		// t and rt each in range, but t+rt past the int64 range: the sum
+		// must not wrap into a time before the bound.
+		{"rt whose sum wraps", "t_ms,key,rt_ms\n5000000000000,a,5000000000000\n", `t.csv:2: rt_ms: response time "5000000000000" would end the call past 7000000000000 ms`},
+		{"rt whose sum wraps, slow path", "t_ms,key,rt_ms\n7000000000000,a,7000000000000.0000001\n", `t.csv:2: rt_ms: response time "7000000000000.0000001" would end the call past`},
 	} {
 		st := NewTraceReader(strings.NewReader(tc.in), "t.csv")
 		_, err := readAll(st)

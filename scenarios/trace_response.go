@@ -41,7 +41,7 @@ func (t *traceStream) responseLine(s string) (Arrival, bool) {
 	if err != nil {
 		return t.fail("t_ms: %v", err)
 	}
-	rt, err := parseMillis(f[1])
+	rt, err := cellRT([]byte(f[1]), d)
 	if err != nil {
 		return t.fail("rt_ms: %v", err)
 	}

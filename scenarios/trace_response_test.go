@@ -49,6 +49,10 @@ func TestTraceResponseColumnErrors(t *testing.T) {
 		{"bad error", "t_ms,rt_ms,error\n5,3,yes\n", `t.csv:2: error is "yes"; write 0`},
 		{"bad t", "t_ms,rt_ms,error\nx,3,1\n", `t.csv:2: t_ms: "x" is not a decimal number`},
 		{"bad header", "latency,t_ms\n5,3\n", `t.csv:1: the header is "latency,t_ms", expected t_ms`},
+		// Issue 21, item 1: the fixed headers bound the call's end as the
+		// named columns do; 5e12+5e12 ms would wrap the int64 nanoseconds.
+		{"rt whose sum wraps", "t_ms,rt_ms,error\n5000000000000,5000000000000,1\n", `t.csv:2: rt_ms: response time "5000000000000" would end the call past 7000000000000 ms`},
+		{"rt past the bound", "t_ms,rt_ms\n6999999999999,2\n", `t.csv:2: rt_ms: response time "2" would end the call past 7000000000000 ms`},
 	} {
 		st := NewTraceReader(strings.NewReader(tc.in), "t.csv")
 		for {

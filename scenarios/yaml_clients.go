@@ -39,6 +39,9 @@ func (p *parser) clients(r *rawClients, s *Scenario) error {
 		}
 		return keyLine(node, keys...)
 	}
+	if err := p.durationsInRange("clients", r, node); err != nil {
+		return err
+	}
 	if s.Downstream == nil {
 		return p.errAt(line(), "clients: needs a downstream: block (the service they call), e.g. downstream: {servers: 8, service: 20ms}")
 	}

@@ -47,6 +47,9 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 		}
 		return keyLine(node, keys...)
 	}
+	if err := p.durationsInRange("downstream", r, node); err != nil {
+		return err
+	}
 	if err := p.wholeNumber(node, "servers"); err != nil {
 		return err
 	}
@@ -87,6 +90,9 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 			return p.errAt(pl(), "a downstream phase needs from: and to:, e.g. {from: 10s, to: 20s, service: 400ms, errors: 0.3}")
 		}
 		ph := DownstreamPhase{From: *rp.From, To: *rp.To, Service: d.Service}
+		if ph.From < 0 {
+			return p.errAt(pl("from"), "downstream phase: from %v is negative; phases are times from the start of the run, e.g. from: 10s", ph.From)
+		}
 		if ph.To <= ph.From {
 			return p.errAt(pl("to"), "downstream phase: to (%v) is not after from (%v)", ph.To, ph.From)
 		}
@@ -121,6 +127,16 @@ func (p *parser) downstream(r *rawDownstream, s *Scenario) error {
 			ph.Cores = *rp.Cores
 		}
 		d.Phases = append(d.Phases, ph)
+	}
+	if i, j, ok := d.Overlap(); ok {
+		a, b := d.Phases[i], d.Phases[j]
+		at := func(k int) int {
+			if seq != nil && k < len(seq.Content) {
+				return seq.Content[k].Line
+			}
+			return line("phases")
+		}
+		return p.errAt(at(j), "downstream phase %d [%v, %v) overlaps phase %d [%v, %v) at line %d; end one before the other starts (phases may not overlap)", j+1, b.From, b.To, i+1, a.From, a.To, at(i))
 	}
 	if r.Cancel != nil {
 		d.CancelOnTimeout = *r.Cancel

@@ -40,6 +40,11 @@ type accumulator struct {
 	chain *chainStats // evented rows only (chain.go)
 	prio  prioAcc     // prioritized arrivals (priority.go)
 	keys  *keyStats   // keyed rows only (keys.go)
+
+	// wrapped is set by addBatch when a pass's arrival + wait passes the
+	// int64 nanoseconds (its index in the batch plus 1, 0: none); process
+	// then stops the run with wrapErr.
+	wrapped int
 }
 
 func newAccumulator(cfg *Config) *accumulator {
@@ -264,6 +269,15 @@ func (a *accumulator) addBatch(arr []scenarios.Arrival, ds []algorithms.Decision
 		}
 		w := d.Wait
 		t := at + int64(w)
+		if t < at {
+			// The wait wrapped the int64 clock (a limiter that waits
+			// centuries, e.g. guava at rate 1e-10 with timeout=inf):
+			// nothing after this is meaningful, so stop; process
+			// reports it.
+			flush()
+			a.wrapped = j + 1
+			return
+		}
 		if uint64(t-a.admLo) >= uint64(a.admW) {
 			flush()
 		}

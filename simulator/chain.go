@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -125,6 +126,7 @@ type chainUnit struct {
 	completers []int
 	signals    *signalTrack
 	err        error
+	lim        algorithms.Limiter // for wrapErr's spec
 
 	// Retries (retry.go): the clients, their attempts in flight, the
 	// budget, and where finished retry attempts go.
@@ -156,7 +158,7 @@ func evented(lim algorithms.Limiter) bool {
 // (or nil), traceResp whether the arrivals carry responses. out receives
 // the outcomes in arrival order.
 func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bool, out func(*outcome)) *chainUnit {
-	u := &chainUnit{out: out, traceResp: traceResp}
+	u := &chainUnit{out: out, traceResp: traceResp, lim: lim}
 	switch l := lim.(type) {
 	case *algorithms.Chain:
 		u.stages, u.breaker = l.Stages(), l.Breaker()
@@ -326,7 +328,7 @@ func (u *chainUnit) step(o *outcome, retry int32, k int, t time.Duration) {
 			return
 		}
 		if d.Wait > 0 {
-			u.q.Push(eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq, Round: int(o.attempt)}, chainEvent{k: k + 1, retry: retry})
+			u.schedule(o, t, eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq, Round: int(o.attempt)}, chainEvent{k: k + 1, retry: retry}, "the wait its limiters give it", "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
 			return
 		}
 	}
@@ -345,15 +347,37 @@ func (u *chainUnit) step(o *outcome, retry int32, k int, t time.Duration) {
 		u.psAdmit(o, retry, t)
 	case u.ds != nil:
 		exit, failed, timeout := u.ds.serve(seq+int64(o.attempt)<<48, t)
-		u.q.Push(eventq.Key{At: exit, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: failed, timeout: timeout, retry: retry})
+		if u.ds.wrapped {
+			exit = math.MinInt64 // a server's free time wrapped: report it below
+		}
+		u.schedule(o, t, eventq.Key{At: exit, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: failed, timeout: timeout, retry: retry}, "the downstream's queue and service", "give the downstream more servers or a shorter service, or a timeout with cancel-on-timeout: true")
 	case o.traceResp:
-		u.q.Push(eventq.Key{At: t + o.traceRT, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: o.traceFailed, retry: retry})
+		u.schedule(o, t, eventq.Key{At: t + o.traceRT, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, failed: o.traceFailed, retry: retry}, "its wait plus its rt_ms", "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
 	case u.breaker != nil:
 		u.q.Push(eventq.Key{At: t, Class: classCompletion, Seq: seq, Round: int(o.attempt)}, chainEvent{complete: true, retry: retry})
 	default:
 		o.done = true
 		u.attemptEnded(o, retry, outcomeSuccess, t)
 	}
+}
+
+// schedule pushes k, an event of o at base or later, unless its time
+// wrapped past the int64 nanoseconds (k.At < base: base plus a wait, a
+// response time, a service or a backoff, each non-negative); then it
+// keeps the first such error in u.err, which stops the run (chainRow),
+// naming what would have ended the request past the clock and the fix.
+func (u *chainUnit) schedule(o *outcome, base time.Duration, k eventq.Key, ev chainEvent, what, fix string) {
+	if k.At < base {
+		if u.err == nil {
+			who := fmt.Sprintf("arrival %d", o.seq)
+			if o.user >= 0 {
+				who = fmt.Sprintf("closed user %d's request", o.user)
+			}
+			u.err = wrapErr(u.lim.Spec(), who, o.at, what, fix)
+		}
+		return
+	}
+	u.q.Push(k, ev)
 }
 
 // complete is the exit of an admitted request at exit.

@@ -112,6 +112,9 @@ func (r *chainRow) process(b *batch) (err error) {
 	t0 := time.Now()
 	for j := range b.arr {
 		r.unit.arrive(b.seq+int64(j), b.arr[j])
+		if r.unit.err != nil {
+			return r.unit.err // a time wrapped (chainUnit.schedule)
+		}
 	}
 	r.acc.decideNs += int64(time.Since(t0))
 	r.acc.decisions += int64(len(b.arr))
@@ -129,6 +132,9 @@ func (r *chainRow) finish() (err error) {
 		}
 	}()
 	r.unit.flush()
+	if r.unit.err != nil {
+		return r.unit.err
+	}
 	r.p99.flush(r.acc)
 	if r.rows != nil {
 		return r.rows.err()

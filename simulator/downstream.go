@@ -29,6 +29,10 @@ type downstream struct {
 	gated bool
 	ids   []int32
 	marks []time.Duration
+	// wrapped is set when a server's free time passed the int64
+	// nanoseconds (a queue of centuries of service): the chain then stops
+	// the run.
+	wrapped bool
 }
 
 func newDownstream(cfg *scenarios.Downstream) *downstream {
@@ -90,6 +94,9 @@ func (d *downstream) serve(id int64, adm time.Duration) (exit time.Duration, fai
 	start := max(adm, d.free[0])
 	service, errs := d.cfg.At(start)
 	leave := start + service
+	if leave < start {
+		d.wrapped = true
+	}
 	if d.cfg.Timeout > 0 && leave-adm > d.cfg.Timeout {
 		giveUp := adm + d.cfg.Timeout
 		switch {

@@ -291,6 +291,15 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 	return err
 }
 
+// wrapErr is the one-line error of a run whose times would pass the int64
+// nanoseconds every time of the run is counted in: who (arrival 5) at at,
+// what (its wait, its service, ...) would end it past them, and the fix.
+// Traces and scenarios keep their times far below (scenarios.MaxTraceMillis,
+// scenarios.MaxTime), so only a sum of many of them (a wait, a queue) can.
+func wrapErr(spec, who string, at time.Duration, what, fix string) error {
+	return fmt.Errorf("%s: %s at %v: %s would end it past the last time the run's int64 nanosecond clock holds (about 292 years), and the clock would wrap; %s", spec, who, at, what, fix)
+}
+
 // process decides one batch: first every decision, timed as a whole, then
 // the bookkeeping.
 func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms.Decision, rows *decisionWriter) (err error) {
@@ -321,6 +330,9 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 		return err
 	}
 	acc.addBatch(arr, ds)
+	if j := acc.wrapped - 1; j >= 0 {
+		return wrapErr(lim.Spec(), fmt.Sprintf("arrival %d", b.seq+int64(j)), arr[j].At, fmt.Sprintf("the wait of %v it is given", ds[j].Wait), "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
+	}
 	if acc.keys != nil {
 		acc.keys.addBatch(acc, arr, ds)
 	}

@@ -214,7 +214,10 @@ func (u *chainUnit) psSchedule(t time.Duration) {
 	p := u.ps
 	p.gen++
 	if nt := p.next(t); nt != math.MaxInt64 {
-		u.q.Push(eventq.Key{At: nt, Class: classCompletion, Seq: -1, Round: p.gen}, chainEvent{ps: psTick})
+		if nt < t && u.err == nil {
+			u.err = wrapErr(u.lim.Spec(), "the downstream", t, "the processor-sharing service of the requests in it", "give the downstream more cores or a shorter service, or a timeout with cancel-on-timeout: true")
+		}
+		u.q.Push(eventq.Key{At: max(nt, t), Class: classCompletion, Seq: -1, Round: p.gen}, chainEvent{ps: psTick})
 	}
 	p.signal(t)
 }
@@ -225,7 +228,7 @@ func (u *chainUnit) psAdmit(o *outcome, retry int32, t time.Duration) {
 	p.advance(t)
 	j := p.admit(t, o.seq, retry, o.seq+int64(o.attempt)<<48)
 	if to := p.cfg.Timeout; to > 0 {
-		u.q.Push(eventq.Key{At: t + to, Class: classCompletion, Seq: o.seq, Round: int(o.attempt)}, chainEvent{ps: psTimeout, k: int(j), retry: retry})
+		u.schedule(o, t, eventq.Key{At: t + to, Class: classCompletion, Seq: o.seq, Round: int(o.attempt)}, chainEvent{ps: psTimeout, k: int(j), retry: retry}, "the caller's timeout", "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
 	}
 	u.psSchedule(t)
 }

@@ -64,7 +64,7 @@ func (u *chainUnit) sendUser(user int32, n int64, t time.Duration) {
 	}
 	slot := u.newRetry()
 	u.retries[slot] = outcome{seq: seq, at: at, clock: at, user: user, keyUser: scenarios.NoKey, req: algorithms.Request{Keys: noKeys, Cost: 1}}
-	u.q.Push(eventq.Key{At: at, Class: classArrival, Seq: seq}, chainEvent{retry: slot + 1})
+	u.schedule(&u.retries[slot], t, eventq.Key{At: at, Class: classArrival, Seq: seq}, chainEvent{retry: slot + 1}, "the think time before its next request", "shorten clients: think")
 }
 
 // event is the outcome an event is about: the stream's arrival seq, or
@@ -121,7 +121,7 @@ func (u *chainUnit) attemptEnded(o *outcome, retry int32, kind int, t time.Durat
 
 		slot := u.newRetry()
 		u.retries[slot] = next
-		u.q.Push(eventq.Key{At: at, Class: classArrival, Seq: o.seq, Round: int(next.attempt)}, chainEvent{retry: slot + 1})
+		u.schedule(&u.retries[slot], t, eventq.Key{At: at, Class: classArrival, Seq: o.seq, Round: int(next.attempt)}, chainEvent{retry: slot + 1}, "the backoff before its retry", "shorten clients: backoff")
 		// newRetry may have moved u.retries: o is not used after this.
 	}
 	if retry > 0 {

@@ -22,6 +22,12 @@ func TestBreakerBadInput(t *testing.T) {
 	shortLine := write("short.csv", "t_ms,rt_ms,error\n0,20\n")
 	badDs := write("ds.yaml", "limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream:\n  servers: 2\n  service: 20ms\n  phases:\n    - {from: 2s, to: 1s}\n")
 	dsKey := write("dskey.yaml", "limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream:\n  server: 2\n  service: 20ms\n")
+	// Issue 21, item 1: each time is in range, their sum is past int64.
+	wrapRT := write("wrap.csv", "t_ms,rt_ms,error\n5000000000000,5000000000000,1\n5000000000000,1,0\n")
+	// Issue 21, item 2: a service of more than a year wrapped the run.
+	longService := write("long.yaml", "phases: [{type: poisson, rate: 50}]\nduration: 2s\nlimit: 100\ndownstream: {servers: 4, service: 100000h, timeout: 1s}\n")
+	// Issue 21, item 12: the later phase silently replaced the earlier.
+	overlap := write("overlap.yaml", "phases: [{type: poisson, rate: 50}]\nduration: 2s\nlimit: 100\ndownstream:\n  servers: 4\n  service: 20ms\n  timeout: 1s\n  phases:\n    - {from: 1s, to: 10s, service: 60ms}\n    - {from: 5s, to: 12s, service: 90ms}\n")
 	const cb = "circuit-breaker:"
 	for _, tc := range []struct {
 		name string
@@ -38,6 +44,9 @@ func TestBreakerBadInput(t *testing.T) {
 		{"malformed error", []string{"run", "--trace", badErr, "--limit", "10"}, `err.csv:3: error is "2"`},
 		{"missing column", []string{"run", "--trace", shortLine, "--limit", "10"}, "short.csv:2: 2 columns"},
 		{"downstream phase reversed", []string{"run", badDs}, "ds.yaml:8: downstream phase: to (1s) is not after from (2s)"},
+		{"rt whose end wraps", []string{"run", "--trace", wrapRT, "--limit", "10", "--algo", cb + "strategy=error-count,threshold=0,min-requests=1", "--decisions"}, `wrap.csv:2: rt_ms: response time "5000000000000" would end the call past 7000000000000 ms`},
+		{"downstream service past a year", []string{"run", longService, "--algo", "leap-array"}, "long.yaml:4: downstream service 100000h0m0s is longer than 8760h0m0s (one year)"},
+		{"downstream phases overlap", []string{"run", overlap}, "overlap.yaml:10: downstream phase 2 [5s, 12s) overlaps phase 1 [1s, 10s) at line 9"},
 		{"downstream key typo", []string{"run", dsKey}, `dskey.yaml:5: unknown key "server" in downstream; did you mean "servers"?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
