@@ -111,6 +111,7 @@ func TestRedisBadInput(t *testing.T) {
 	notLua := write("bad.lua", "local x = = 1\n")
 	returns2 := write("two.lua", "return 2\n")
 	fails := write("fails.lua", "return redis.call('NOSUCHCOMMAND')\n")
+	empty := write("empty.lua", "")
 	stepBack := write("back.csv", "t_ms\n0\n10\n5\n")
 	locked := miniredis.RunT(t)
 	locked.RequireAuth("secret")
@@ -130,6 +131,7 @@ func TestRedisBadInput(t *testing.T) {
 		{"trace steps back", []string{"run", "--trace", stepBack, "--limit", "10", "--algo", "redis-fixed-window"}, "the clock steps back at arrival 2"},
 		{"missing file", []string{"run", "redis-race", "--algo", "redis-script:file=" + filepath.Join(dir, "nope.lua")}, "cannot read file"},
 		{"not lua", []string{"run", "redis-race", "--algo", "redis-script:file=" + notLua}, "is not Lua"},
+		{"empty script", []string{"run", "boundary-burst", "--algo", "redis-script:file=" + empty}, "file " + empty + " is empty"},
 		{"redis first in a chain", []string{"run", "redis-race", "--algo", "redis-fixed-window+circuit-breaker:strategy=error-count,threshold=1"}, "a redis-* limiter cannot be part of a chain"},
 		{"redis later in a chain", []string{"run", "redis-race", "--algo", "leap-array+redis-fixed-window"}, `"redis-fixed-window" is a Redis limiter: it runs on its own`},
 		{"returns 2", []string{"run", "redis-race", "--algo", "redis-script:file=" + returns2}, "the script returned 2, not 1 (pass) or 0 (block)"},
