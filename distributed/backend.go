@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -54,7 +55,7 @@ func OpenEmbedded() (*Backend, error) {
 func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("--redis %q is not a Redis URL (%s); write redis://HOST:PORT/DB, for example redis://127.0.0.1:6379/0", rawURL, oneLine(err))
+		return nil, fmt.Errorf("--redis %s is not a Redis URL%s; write redis://HOST:PORT/DB, for example redis://127.0.0.1:6379/0", RedactURL(rawURL), parseCause(rawURL, err))
 	}
 	opt.MaxRetries = -1
 	opt.ReadTimeout = -1
@@ -77,24 +78,89 @@ func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 }
 
 func connectError(name, rawURL string, err error) error {
-	msg := oneLine(err)
+	msg := scrub(rawURL, oneLine(err))
 	var nerr net.Error
 	switch {
 	case strings.Contains(msg, "NOAUTH") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "invalid password") || strings.Contains(msg, "AUTH"):
 		return fmt.Errorf("%s refused the password (%s); put the right one in the URL: redis://:PASSWORD@HOST:PORT/DB", name, msg)
 	case errors.As(err, &nerr), strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
-		return fmt.Errorf("%s is unreachable (%s); start redis-server there or fix --redis %s", name, msg, redactURL(rawURL))
+		return fmt.Errorf("%s is unreachable (%s); start redis-server there or fix --redis %s", name, msg, RedactURL(rawURL))
 	}
-	return fmt.Errorf("%s: %s; check the server and --redis %s", name, msg, redactURL(rawURL))
+	return fmt.Errorf("%s: %s; check the server and --redis %s", name, msg, RedactURL(rawURL))
 }
 
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+// userinfo returns where the credentials of a URL (what lies between its
+// scheme's "//" and the last "@") start and end, or ok false if it has
+// none. It reads the string itself, not url.Parse's view, so that a URL
+// too broken to parse is still redacted.
+func userinfo(raw string) (start, end int, ok bool) {
+	if i := strings.Index(raw, "://"); i >= 0 {
+		start = i + 3
+	}
+	at := strings.LastIndex(raw[start:], "@")
+	if at < 0 {
+		return 0, 0, false
+	}
+	return start, start + at, true
+}
+
+// RedactURL returns raw with its credentials, if any, replaced by xxx, as
+// every message naming a --redis URL prints it.
+func RedactURL(raw string) string {
+	start, end, ok := userinfo(raw)
+	if !ok {
 		return raw
 	}
-	u.User = url.User("xxx")
-	return u.String()
+	return raw[:start] + "xxx" + raw[end:]
+}
+
+// scrub replaces msg if it holds any part of raw's credentials: the user,
+// the password, or a quoted piece of them (a parse error echoes the URL,
+// or the piece it stumbled on, which a "/" in a password makes the port).
+func scrub(raw, msg string) string {
+	start, end, ok := userinfo(raw)
+	if !ok {
+		return msg
+	}
+	info := raw[start:end]
+	secrets := []string{info}
+	if user, pass, found := strings.Cut(info, ":"); found {
+		secrets = append(secrets, user, pass)
+	}
+	for _, s := range secrets {
+		if s != "" && strings.Contains(msg, s) {
+			return scrubbed
+		}
+	}
+	for _, q := range quoted.FindAllStringSubmatch(msg, -1) {
+		if strings.Contains(info, q[1]) {
+			return scrubbed
+		}
+	}
+	return msg
+}
+
+const scrubbed = "the credentials are left out of this message"
+
+var quoted = regexp.MustCompile(`"([^"]+)"`)
+
+// parseCause is why raw does not parse, as " (cause)", or "" when the
+// cause would quote the credentials. url.Parse's error quotes the whole
+// URL: only its reason is kept.
+func parseCause(raw string, err error) string {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	var esc url.EscapeError
+	if start, end, ok := userinfo(raw); ok && errors.As(err, &esc) && strings.Contains(raw[start:end], string(esc)) {
+		return " (a % in the credentials is not followed by two hex digits)"
+	}
+	msg := oneLine(err)
+	if scrub(raw, msg) != msg {
+		return ""
+	}
+	return " (" + msg + ")"
 }
 
 // Name names the server in messages.

@@ -147,3 +147,21 @@ func TestRedisBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A password in --redis is never printed: not in the "is not a Redis URL"
+// line (url.Parse and go-redis echo the whole URL), not in the
+// "unreachable" one.
+func TestRedisURLSecretNotPrinted(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct{ url, want string }{
+		{"redis://user:s3cret@127.0.0.1:notaport/0", "--redis redis://xxx@127.0.0.1:notaport/0 is not a Redis URL"},
+		{"http://user:s3cret@host/0", "--redis http://xxx@host/0 is not a Redis URL"},
+		{"redis://user:s3cret@127.0.0.1:1/0", "fix --redis redis://xxx@127.0.0.1:1/0"},
+	} {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		checkBadInput(t, out, c.want, "run", "redis-race", "--redis", c.url, "--out", out)
+		if _, stderr, _ := binary(t, "run", "redis-race", "--redis", c.url, "--quiet", "--out", out); strings.Contains(stderr, "s3cret") {
+			t.Errorf("%s: the password is printed: %s", c.url, stderr)
+		}
+	}
+}
