@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
@@ -48,6 +50,15 @@ func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, er
 	}
 	r.limiters = append(r.limiters, l)
 	return l, nil
+}
+
+// printNotes says, on one "note:" line, that --redis goes unused when the
+// run has no redis-* limiter (its limiters are all built by then).
+func (r *redisSession) printNotes(w io.Writer) {
+	if r == nil || r.url == "" || r.backend != nil {
+		return
+	}
+	fmt.Fprintf(w, "note: --redis %s is unused: this run has no redis-* limiter (add one with --algo, e.g. --algo redis-sliding-log; 'ratelimit-lab list' shows them)\n", distributed.RedactURL(r.url))
 }
 
 // close deletes what the limiters left (after an error) and closes the

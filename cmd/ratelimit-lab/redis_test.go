@@ -165,3 +165,31 @@ func TestRedisURLSecretNotPrinted(t *testing.T) {
 		}
 	}
 }
+
+// --redis on a run without any redis-* limiter is not silently ignored:
+// one note on stderr says it is unused (its password redacted); a run
+// with one does not say it.
+func TestRedisUnusedNote(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"boundary-burst", "--redis", "redis://:pw@127.0.0.1:1/0"}, "note: --redis redis://xxx@127.0.0.1:1/0 is unused: this run has no redis-* limiter"},
+		{[]string{"boundary-burst", "--redis", "lua"}, "note: --redis lua is unused"},
+		{[]string{"redis-race", "--redis", "lua"}, ""},
+		{[]string{"boundary-burst"}, ""},
+	} {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		_, stderr, code := binary(t, append(append([]string{"run"}, c.args...), "--quiet", "--chart", "none", "--html=false", "--format", "json", "--out", out)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		if got := strings.Count(stderr, "is unused"); c.note == "" && got != 0 || c.note != "" && (got != 1 || !strings.Contains(stderr, c.note)) {
+			t.Errorf("%v: stderr %q, want the note %q", c.args, stderr, c.note)
+		}
+		if strings.Contains(stderr, "pw@") {
+			t.Errorf("%v: the password is printed: %s", c.args, stderr)
+		}
+	}
+}

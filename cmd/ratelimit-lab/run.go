@@ -279,6 +279,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		p.cfg.Decisions = parts.writer
 	}
 	p.src.printNotes(opts.IO.ErrOut)
+	rs.printNotes(opts.IO.ErrOut)
 	planned := binNotice(opts.IO.ErrOut, p.cfg.End-p.cfg.Start, p.cfg.Bin)
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
