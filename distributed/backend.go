@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
@@ -34,6 +36,41 @@ type Backend struct {
 	mu   sync.Mutex
 	next int // limiters created
 	shas map[string]string
+
+	// A real server: how long a reply may take, and, once the server has
+	// stopped answering or closed the connection, why (every later command
+	// fails at once with it, and no key deletion waits on it).
+	timeout time.Duration
+	down    atomic.Pointer[ServerError]
+}
+
+// DefaultTimeout is how long a command on a real server may wait for its
+// reply (--redis-timeout's default).
+const DefaultTimeout = 5 * time.Second
+
+// MaxTimeout bounds --redis-timeout.
+const MaxTimeout = time.Hour
+
+// CheckTimeout reports a --redis-timeout out of range, in one line.
+func CheckTimeout(d time.Duration) error {
+	if d < time.Millisecond || d > MaxTimeout {
+		return fmt.Errorf("--redis-timeout must be between 1ms and %v, got %v (for example --redis-timeout 5s)", MaxTimeout, d)
+	}
+	return nil
+}
+
+// ServerError says that a real server stopped answering or closed the
+// connection mid-run: the run cannot go on, whatever the limiter.
+type ServerError struct{ msg string }
+
+func (e *ServerError) Error() string { return e.msg }
+
+// IsServerDown reports whether err is a ServerError or the run's context
+// ending: errors a limiter passes on as they are, with no wording of its
+// own around them.
+func IsServerDown(err error) bool {
+	var se *ServerError
+	return errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // OpenEmbedded opens the embedded default: the built-in limiters decide
@@ -50,16 +87,26 @@ func OpenEmbedded() (*Backend, error) {
 }
 
 // OpenURL connects to a real server given as redis://[:PASSWORD@]HOST:PORT/DB.
-// The client runs with retries and read timeouts off: a retried EVAL would
-// count a request twice. It checks the connection with PING.
-func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
+// The client runs with retries off: a retried EVAL would count a request
+// twice. A dial, a write or a reply that takes longer than timeout (0:
+// DefaultTimeout) ends the run with a ServerError, and ctx ending stops
+// the wait at once. It checks the connection with PING.
+func OpenURL(ctx context.Context, rawURL string, timeout time.Duration) (*Backend, error) {
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if err := CheckTimeout(timeout); err != nil {
+		return nil, err
+	}
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("--redis %s is not a Redis URL%s; write redis://HOST:PORT/DB, for example redis://127.0.0.1:6379/0", RedactURL(rawURL), parseCause(rawURL, err))
 	}
 	opt.MaxRetries = -1
-	opt.ReadTimeout = -1
-	opt.WriteTimeout = -1
+	opt.DialTimeout = timeout
+	opt.ReadTimeout = timeout
+	opt.WriteTimeout = timeout
+	opt.PoolTimeout = timeout
 	opt.PoolSize = 16
 	opt.Protocol = 2
 	opt.DisableIdentity = true
@@ -68,13 +115,72 @@ func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 	redis.SetLogger(silent{})
 	name := "Redis at " + opt.Addr
 	c := redis.NewClient(opt)
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		return nil, connectError(name, rawURL, err)
-	}
 	var id [6]byte
 	_, _ = rand.Read(id[:])
-	return &Backend{name: name, ctx: ctx, client: c, prefix: "ratelimit-lab:" + hex.EncodeToString(id[:]) + ":", shas: map[string]string{}}, nil
+	b := &Backend{name: name, ctx: ctx, client: c, prefix: "ratelimit-lab:" + hex.EncodeToString(id[:]) + ":", shas: map[string]string{}, timeout: timeout}
+	err = b.wait(ctx, true, func() error { return c.Ping(ctx).Err() })
+	if err != nil {
+		c.Close()
+		if IsServerDown(err) {
+			return nil, err
+		}
+		return nil, connectError(name, rawURL, err)
+	}
+	return b, nil
+}
+
+// grace is how long a command whose run was interrupted may still take to
+// get its reply before the server counts as stopped (and the interrupted
+// run does not wait on it to delete its keys).
+const grace = 250 * time.Millisecond
+
+// wait runs f, a command or a pipeline on the real server, on its own
+// goroutine, so that ctx ending (SIGINT, SIGTERM) stops the wait at once:
+// go-redis bounds a read by its timeout but does not watch ctx. f's
+// failures to reach the server become one ServerError, which every later
+// call returns without waiting. While opening, a failure to connect is
+// returned as it is, for connectError to word.
+func (b *Backend) wait(ctx context.Context, opening bool, f func() error) error {
+	if se := b.down.Load(); se != nil {
+		return se
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(grace):
+			b.down.CompareAndSwap(nil, &ServerError{fmt.Sprintf("%s did not answer; the run was interrupted while it waited", b.name)})
+		}
+		return ctx.Err()
+	}
+	if err == nil || err == redis.Nil {
+		return err
+	}
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var nerr net.Error
+	timeout := errors.As(err, &nerr) && nerr.Timeout()
+	switch {
+	case opening && !timeout:
+		return err
+	case timeout:
+		b.down.CompareAndSwap(nil, &ServerError{fmt.Sprintf("%s did not answer within %v (is the server stopped or overloaded?); check it, or give it longer with --redis-timeout", b.name, b.timeout)})
+	default:
+		b.down.CompareAndSwap(nil, &ServerError{fmt.Sprintf("%s closed the connection mid-run (the server stopped?); check the server and run again", b.name)})
+	}
+	return b.down.Load()
 }
 
 func connectError(name, rawURL string, err error) error {
@@ -203,7 +309,7 @@ func (b *Backend) conn() conn {
 		c.rd = bufio.NewReader(&c.buf)
 		return c
 	}
-	return &realConn{ctx: b.ctx, c: b.client, name: b.name}
+	return &realConn{ctx: b.ctx, c: b.client, b: b}
 }
 
 // load loads a script (SCRIPT LOAD) and returns its SHA1.
@@ -265,44 +371,46 @@ func normalize(r any) any {
 }
 
 type realConn struct {
-	ctx  context.Context
-	c    *redis.Client
-	name string
-	args []any
+	ctx context.Context
+	c   *redis.Client
+	b   *Backend
 }
 
 func (c *realConn) do(cmds [][]string) ([]any, error) {
 	ctx := c.ctx
-	pipe := c.c.Pipeline()
-	rs := make([]*redis.Cmd, len(cmds))
-	for i, cmd := range cmds {
-		args := make([]any, len(cmd))
-		for j, a := range cmd {
-			args[j] = a
-		}
-		rs[i] = pipe.Do(ctx, args...)
-	}
-	_, _ = pipe.Exec(ctx)
 	out := make([]any, len(cmds))
-	for i, r := range rs {
-		v, err := r.Result()
-		if err == redis.Nil {
-			v, err = nil, nil
-		}
-		if err != nil {
-			var rerr redis.Error
-			if errors.As(err, &rerr) {
-				return nil, err
+	err := c.b.wait(ctx, false, func() error {
+		pipe := c.c.Pipeline()
+		rs := make([]*redis.Cmd, len(cmds))
+		for i, cmd := range cmds {
+			args := make([]any, len(cmd))
+			for j, a := range cmd {
+				args[j] = a
 			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, fmt.Errorf("%s stopped answering (%s); check the server", c.name, oneLine(err))
+			rs[i] = pipe.Do(ctx, args...)
 		}
-		out[i] = v
+		_, _ = pipe.Exec(ctx)
+		for i, r := range rs {
+			v, err := r.Result()
+			if err == redis.Nil {
+				v, err = nil, nil
+			}
+			if err != nil {
+				return err
+			}
+			out[i] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
+
+// down reports whether the server has stopped answering or closed the
+// connection.
+func (c *realConn) down() bool { return c.b.down.Load() != nil }
 
 // silent drops go-redis's log lines: errors reach the user as one line.
 type silent struct{}

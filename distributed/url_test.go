@@ -27,7 +27,7 @@ func TestURLErrorsHideCredentials(t *testing.T) {
 		{"redis://user:" + secret + "@127.0.0.1:1/0", "is unreachable"},
 		{"redis://:" + secret + "@" + locked.Addr() + "/0", "refused the password"},
 	} {
-		_, err := OpenURL(context.Background(), c.url)
+		_, err := OpenURL(context.Background(), c.url, 0)
 		if err == nil {
 			t.Errorf("%s: no error", c.url)
 			continue

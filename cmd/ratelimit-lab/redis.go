@@ -19,8 +19,18 @@ type redisSession struct {
 	ctx      context.Context
 	url      string
 	bin      time.Duration
+	timeout  time.Duration // a real server's reply may take this long
 	backend  *distributed.Backend
 	limiters []*distributed.Limiter
+}
+
+// newRedisSession checks run's Redis flags and returns the session its
+// redis-* limiters are built on.
+func newRedisSession(ctx context.Context, opts *RunOptions) (*redisSession, error) {
+	if err := distributed.CheckTimeout(opts.RedisTimeout); err != nil {
+		return nil, err
+	}
+	return &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin, timeout: opts.RedisTimeout}, nil
 }
 
 func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, error) {
@@ -38,7 +48,7 @@ func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, er
 		case "lua":
 			r.backend, err = distributed.OpenEmbeddedLua()
 		default:
-			r.backend, err = distributed.OpenURL(r.ctx, r.url)
+			r.backend, err = distributed.OpenURL(r.ctx, r.url, r.timeout)
 		}
 		if err != nil {
 			return nil, err
