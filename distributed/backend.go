@@ -378,16 +378,21 @@ type realConn struct {
 
 func (c *realConn) do(cmds [][]string) ([]any, error) {
 	ctx := c.ctx
+	// The arguments are copied here: an interrupted wait leaves the
+	// goroutine behind while the caller reuses cmds.
+	args := make([][]any, len(cmds))
+	for i, cmd := range cmds {
+		args[i] = make([]any, len(cmd))
+		for j, a := range cmd {
+			args[i][j] = a
+		}
+	}
 	out := make([]any, len(cmds))
 	err := c.b.wait(ctx, false, func() error {
 		pipe := c.c.Pipeline()
-		rs := make([]*redis.Cmd, len(cmds))
-		for i, cmd := range cmds {
-			args := make([]any, len(cmd))
-			for j, a := range cmd {
-				args[j] = a
-			}
-			rs[i] = pipe.Do(ctx, args...)
+		rs := make([]*redis.Cmd, len(args))
+		for i, a := range args {
+			rs[i] = pipe.Do(ctx, a...)
 		}
 		_, _ = pipe.Exec(ctx)
 		for i, r := range rs {
