@@ -23,10 +23,15 @@ type BenchConfig struct {
 // each), so that a limit too high for the duration is an error up front.
 const MaxTimedPasses = 20_000_000
 
+// MaxGoroutines bounds --goroutines: each hammering goroutine keeps a
+// latency histogram and its stack (about 11 KB; 100000 take 1.1 GB), so a
+// count past it is an error up front rather than an out-of-memory crash.
+const MaxGoroutines = 100_000
+
 // Validate reports a hammer that cannot run, on one line naming the flag.
 func (c *BenchConfig) Validate() error {
-	if c.Goroutines < 1 {
-		return fmt.Errorf("--goroutines must be positive, got %d (for example --goroutines 1,8,64)", c.Goroutines)
+	if c.Goroutines < 1 || c.Goroutines > MaxGoroutines {
+		return fmt.Errorf("--goroutines must be between 1 and %d, got %d (for example --goroutines 1,8,64)", MaxGoroutines, c.Goroutines)
 	}
 	if c.Duration <= 0 {
 		return fmt.Errorf("--duration must be positive, got %v (for example --duration 2s)", c.Duration)

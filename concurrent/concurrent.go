@@ -86,21 +86,25 @@ type Config struct {
 	Clock Clock
 }
 
-// maxLimit is the largest Limit: AtomicFixedWindow keeps the count in 24
+// MaxLimit is the largest Limit: AtomicFixedWindow keeps the count in 24
 // bits of its state word.
-const maxLimit = 1<<24 - 1
+const MaxLimit = 1<<24 - 1
+
+// MaxSampleCount bounds SampleCount: the rings allocate one bucket per
+// sample up front (as algorithms' leap-array:flavor=go bounds its own).
+const MaxSampleCount = 100_000
 
 // Validate reports a configuration no implementation can run, naming the
 // CLI flag and the fix, on one line.
 func (c *Config) Validate() error {
-	if c.Limit < 1 || c.Limit > maxLimit {
-		return fmt.Errorf("--limit must be between 1 and %d passes per window, got %d (for example --limit 100)", maxLimit, c.Limit)
+	if c.Limit < 1 || c.Limit > MaxLimit {
+		return fmt.Errorf("--limit must be between 1 and %d passes per window, got %d (for example --limit 100)", MaxLimit, c.Limit)
 	}
 	if c.Window <= 0 || c.Window%time.Millisecond != 0 {
 		return fmt.Errorf("--window must be a positive whole number of milliseconds, got %v (for example --window 100ms)", c.Window)
 	}
-	if c.SampleCount < 1 {
-		return fmt.Errorf("--sample-count must be at least 1, got %d", c.SampleCount)
+	if c.SampleCount < 1 || c.SampleCount > MaxSampleCount {
+		return fmt.Errorf("--sample-count must be between 1 and %d, got %d (for example --sample-count 2)", MaxSampleCount, c.SampleCount)
 	}
 	if (c.Window/time.Millisecond)%time.Duration(c.SampleCount) != 0 {
 		return fmt.Errorf("--sample-count %d does not divide --window %v into whole milliseconds, as Sentinel requires (for example --sample-count 2)", c.SampleCount, c.Window)

@@ -273,7 +273,10 @@ func TestBenchConfigErrors(t *testing.T) {
 		mut  func(*BenchConfig)
 		want string
 	}{
-		{func(c *BenchConfig) { c.Goroutines = 0 }, "--goroutines must be positive, got 0"},
+		{func(c *BenchConfig) { c.Goroutines = 0 }, "--goroutines must be between 1 and 100000, got 0"},
+		{func(c *BenchConfig) { c.Goroutines = MaxGoroutines + 1 }, "--goroutines must be between 1 and 100000, got 100001"},
+		{func(c *BenchConfig) { c.SampleCount = 0 }, "--sample-count must be between 1 and 100000, got 0"},
+		{func(c *BenchConfig) { c.Window = time.Hour; c.SampleCount = MaxSampleCount * 2 }, "--sample-count must be between 1 and 100000, got 200000"},
 		{func(c *BenchConfig) { c.Duration = 0 }, "--duration must be positive, got 0s"},
 		{func(c *BenchConfig) { c.Limit = 0 }, "--limit must be between 1"},
 		{func(c *BenchConfig) { c.Window = 1500 * time.Microsecond }, "--window must be a positive whole number of milliseconds"},

@@ -10,8 +10,11 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
@@ -33,6 +36,41 @@ type Backend struct {
 	mu   sync.Mutex
 	next int // limiters created
 	shas map[string]string
+
+	// A real server: how long a reply may take, and, once the server has
+	// stopped answering or closed the connection, why (every later command
+	// fails at once with it, and no key deletion waits on it).
+	timeout time.Duration
+	down    atomic.Pointer[ServerError]
+}
+
+// DefaultTimeout is how long a command on a real server may wait for its
+// reply (--redis-timeout's default).
+const DefaultTimeout = 5 * time.Second
+
+// MaxTimeout bounds --redis-timeout.
+const MaxTimeout = time.Hour
+
+// CheckTimeout reports a --redis-timeout out of range, in one line.
+func CheckTimeout(d time.Duration) error {
+	if d < time.Millisecond || d > MaxTimeout {
+		return fmt.Errorf("--redis-timeout must be between 1ms and %v, got %v (for example --redis-timeout 5s)", MaxTimeout, d)
+	}
+	return nil
+}
+
+// ServerError says that a real server stopped answering or closed the
+// connection mid-run: the run cannot go on, whatever the limiter.
+type ServerError struct{ msg string }
+
+func (e *ServerError) Error() string { return e.msg }
+
+// IsServerDown reports whether err is a ServerError or the run's context
+// ending: errors a limiter passes on as they are, with no wording of its
+// own around them.
+func IsServerDown(err error) bool {
+	var se *ServerError
+	return errors.As(err, &se) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // OpenEmbedded opens the embedded default: the built-in limiters decide
@@ -49,16 +87,26 @@ func OpenEmbedded() (*Backend, error) {
 }
 
 // OpenURL connects to a real server given as redis://[:PASSWORD@]HOST:PORT/DB.
-// The client runs with retries and read timeouts off: a retried EVAL would
-// count a request twice. It checks the connection with PING.
-func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
+// The client runs with retries off: a retried EVAL would count a request
+// twice. A dial, a write or a reply that takes longer than timeout (0:
+// DefaultTimeout) ends the run with a ServerError, and ctx ending stops
+// the wait at once. It checks the connection with PING.
+func OpenURL(ctx context.Context, rawURL string, timeout time.Duration) (*Backend, error) {
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if err := CheckTimeout(timeout); err != nil {
+		return nil, err
+	}
 	opt, err := redis.ParseURL(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("--redis %q is not a Redis URL (%s); write redis://HOST:PORT/DB, for example redis://127.0.0.1:6379/0", rawURL, oneLine(err))
+		return nil, fmt.Errorf("--redis %s is not a Redis URL%s; write redis://HOST:PORT/DB, for example redis://127.0.0.1:6379/0", RedactURL(rawURL), parseCause(rawURL, err))
 	}
 	opt.MaxRetries = -1
-	opt.ReadTimeout = -1
-	opt.WriteTimeout = -1
+	opt.DialTimeout = timeout
+	opt.ReadTimeout = timeout
+	opt.WriteTimeout = timeout
+	opt.PoolTimeout = timeout
 	opt.PoolSize = 16
 	opt.Protocol = 2
 	opt.DisableIdentity = true
@@ -67,34 +115,158 @@ func OpenURL(ctx context.Context, rawURL string) (*Backend, error) {
 	redis.SetLogger(silent{})
 	name := "Redis at " + opt.Addr
 	c := redis.NewClient(opt)
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		return nil, connectError(name, rawURL, err)
-	}
 	var id [6]byte
 	_, _ = rand.Read(id[:])
-	return &Backend{name: name, ctx: ctx, client: c, prefix: "ratelimit-lab:" + hex.EncodeToString(id[:]) + ":", shas: map[string]string{}}, nil
+	b := &Backend{name: name, ctx: ctx, client: c, prefix: "ratelimit-lab:" + hex.EncodeToString(id[:]) + ":", shas: map[string]string{}, timeout: timeout}
+	err = b.wait(ctx, true, func() error { return c.Ping(ctx).Err() })
+	if err != nil {
+		c.Close()
+		if IsServerDown(err) {
+			return nil, err
+		}
+		return nil, connectError(name, rawURL, err)
+	}
+	return b, nil
+}
+
+// grace is how long a command whose run was interrupted may still take to
+// get its reply before the server counts as stopped (and the interrupted
+// run does not wait on it to delete its keys).
+const grace = 250 * time.Millisecond
+
+// wait runs f, a command or a pipeline on the real server, on its own
+// goroutine, so that ctx ending (SIGINT, SIGTERM) stops the wait at once:
+// go-redis bounds a read by its timeout but does not watch ctx. f's
+// failures to reach the server become one ServerError, which every later
+// call returns without waiting. While opening, a failure to connect is
+// returned as it is, for connectError to word.
+func (b *Backend) wait(ctx context.Context, opening bool, f func() error) error {
+	if se := b.down.Load(); se != nil {
+		return se
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(grace):
+			b.down.CompareAndSwap(nil, &ServerError{fmt.Sprintf("%s did not answer; the run was interrupted while it waited", b.name)})
+		}
+		return ctx.Err()
+	}
+	if err == nil || err == redis.Nil {
+		return err
+	}
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var nerr net.Error
+	timeout := errors.As(err, &nerr) && nerr.Timeout()
+	switch {
+	case opening && !timeout:
+		return err
+	case timeout:
+		b.down.CompareAndSwap(nil, &ServerError{fmt.Sprintf("%s did not answer within %v (is the server stopped or overloaded?); check it, or give it longer with --redis-timeout", b.name, b.timeout)})
+	default:
+		b.down.CompareAndSwap(nil, &ServerError{fmt.Sprintf("%s closed the connection mid-run (the server stopped?); check the server and run again", b.name)})
+	}
+	return b.down.Load()
 }
 
 func connectError(name, rawURL string, err error) error {
-	msg := oneLine(err)
+	msg := scrub(rawURL, oneLine(err))
 	var nerr net.Error
 	switch {
 	case strings.Contains(msg, "NOAUTH") || strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "invalid password") || strings.Contains(msg, "AUTH"):
 		return fmt.Errorf("%s refused the password (%s); put the right one in the URL: redis://:PASSWORD@HOST:PORT/DB", name, msg)
 	case errors.As(err, &nerr), strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
-		return fmt.Errorf("%s is unreachable (%s); start redis-server there or fix --redis %s", name, msg, redactURL(rawURL))
+		return fmt.Errorf("%s is unreachable (%s); start redis-server there or fix --redis %s", name, msg, RedactURL(rawURL))
 	}
-	return fmt.Errorf("%s: %s; check the server and --redis %s", name, msg, redactURL(rawURL))
+	return fmt.Errorf("%s: %s; check the server and --redis %s", name, msg, RedactURL(rawURL))
 }
 
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+// userinfo returns where the credentials of a URL (what lies between its
+// scheme's "//" and the last "@") start and end, or ok false if it has
+// none. It reads the string itself, not url.Parse's view, so that a URL
+// too broken to parse is still redacted.
+func userinfo(raw string) (start, end int, ok bool) {
+	if i := strings.Index(raw, "://"); i >= 0 {
+		start = i + 3
+	}
+	at := strings.LastIndex(raw[start:], "@")
+	if at < 0 {
+		return 0, 0, false
+	}
+	return start, start + at, true
+}
+
+// RedactURL returns raw with its credentials, if any, replaced by xxx, as
+// every message naming a --redis URL prints it.
+func RedactURL(raw string) string {
+	start, end, ok := userinfo(raw)
+	if !ok {
 		return raw
 	}
-	u.User = url.User("xxx")
-	return u.String()
+	return raw[:start] + "xxx" + raw[end:]
+}
+
+// scrub replaces msg if it holds any part of raw's credentials: the user,
+// the password, or a quoted piece of them (a parse error echoes the URL,
+// or the piece it stumbled on, which a "/" in a password makes the port).
+func scrub(raw, msg string) string {
+	start, end, ok := userinfo(raw)
+	if !ok {
+		return msg
+	}
+	info := raw[start:end]
+	secrets := []string{info}
+	if user, pass, found := strings.Cut(info, ":"); found {
+		secrets = append(secrets, user, pass)
+	}
+	for _, s := range secrets {
+		if s != "" && strings.Contains(msg, s) {
+			return scrubbed
+		}
+	}
+	for _, q := range quoted.FindAllStringSubmatch(msg, -1) {
+		if strings.Contains(info, q[1]) {
+			return scrubbed
+		}
+	}
+	return msg
+}
+
+const scrubbed = "the credentials are left out of this message"
+
+var quoted = regexp.MustCompile(`"([^"]+)"`)
+
+// parseCause is why raw does not parse, as " (cause)", or "" when the
+// cause would quote the credentials. url.Parse's error quotes the whole
+// URL: only its reason is kept.
+func parseCause(raw string, err error) string {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	var esc url.EscapeError
+	if start, end, ok := userinfo(raw); ok && errors.As(err, &esc) && strings.Contains(raw[start:end], string(esc)) {
+		return " (a % in the credentials is not followed by two hex digits)"
+	}
+	msg := oneLine(err)
+	if scrub(raw, msg) != msg {
+		return ""
+	}
+	return " (" + msg + ")"
 }
 
 // Name names the server in messages.
@@ -137,7 +309,7 @@ func (b *Backend) conn() conn {
 		c.rd = bufio.NewReader(&c.buf)
 		return c
 	}
-	return &realConn{ctx: b.ctx, c: b.client, name: b.name}
+	return &realConn{ctx: b.ctx, c: b.client, b: b}
 }
 
 // load loads a script (SCRIPT LOAD) and returns its SHA1.
@@ -199,44 +371,51 @@ func normalize(r any) any {
 }
 
 type realConn struct {
-	ctx  context.Context
-	c    *redis.Client
-	name string
-	args []any
+	ctx context.Context
+	c   *redis.Client
+	b   *Backend
 }
 
 func (c *realConn) do(cmds [][]string) ([]any, error) {
 	ctx := c.ctx
-	pipe := c.c.Pipeline()
-	rs := make([]*redis.Cmd, len(cmds))
+	// The arguments are copied here: an interrupted wait leaves the
+	// goroutine behind while the caller reuses cmds.
+	args := make([][]any, len(cmds))
 	for i, cmd := range cmds {
-		args := make([]any, len(cmd))
+		args[i] = make([]any, len(cmd))
 		for j, a := range cmd {
-			args[j] = a
+			args[i][j] = a
 		}
-		rs[i] = pipe.Do(ctx, args...)
 	}
-	_, _ = pipe.Exec(ctx)
 	out := make([]any, len(cmds))
-	for i, r := range rs {
-		v, err := r.Result()
-		if err == redis.Nil {
-			v, err = nil, nil
+	err := c.b.wait(ctx, false, func() error {
+		pipe := c.c.Pipeline()
+		rs := make([]*redis.Cmd, len(args))
+		for i, a := range args {
+			rs[i] = pipe.Do(ctx, a...)
 		}
-		if err != nil {
-			var rerr redis.Error
-			if errors.As(err, &rerr) {
-				return nil, err
+		_, _ = pipe.Exec(ctx)
+		for i, r := range rs {
+			v, err := r.Result()
+			if err == redis.Nil {
+				v, err = nil, nil
 			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			if err != nil {
+				return err
 			}
-			return nil, fmt.Errorf("%s stopped answering (%s); check the server", c.name, oneLine(err))
+			out[i] = v
 		}
-		out[i] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
+
+// down reports whether the server has stopped answering or closed the
+// connection.
+func (c *realConn) down() bool { return c.b.down.Load() != nil }
 
 // silent drops go-redis's log lines: errors reach the user as one line.
 type silent struct{}

@@ -46,7 +46,10 @@
 // of the Lua on a server; redis-script runs on an in-process miniredis.
 // OpenEmbeddedLua runs every script on that miniredis, which runs the Lua
 // with gopher-lua and never ages keys; OpenURL connects to a real server with
-// go-redis, retries and read timeouts off, and cancels every TTL a script
+// go-redis, retries off and a timeout on every dial, write and reply (a
+// server that stops answering or closes the connection is one
+// ServerError, and the run's context ending stops the wait at once), and
+// cancels every TTL a script
 // sets (PERSIST in the same batch) so that no key expires during a run.
 // Keys live under a prefix unique to the run and are deleted at the end;
 // no database is ever flushed. All three give the same decisions.

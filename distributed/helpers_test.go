@@ -39,7 +39,7 @@ func backends(t testing.TB) map[string]*Backend {
 		t.Fatalf("CI=true but %s is not set: run the tests through .ci/run, which starts redis-server", EnvRedisURL)
 	}
 	if url != "" {
-		r, err := OpenURL(context.Background(), url)
+		r, err := OpenURL(context.Background(), url, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -125,6 +125,9 @@ func New(s *Spec, b *Backend, o Options) (*Limiter, error) {
 	case Script:
 		src, l.key = s.Source, l.prefix+"script"
 		sha, err := b.load(measureScript)
+		if IsServerDown(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot load a script on %s: %s", s.Kind, b.Name(), oneLine(err))
 		}
@@ -136,6 +139,9 @@ func New(s *Spec, b *Backend, o Options) (*Limiter, error) {
 	}
 	if src != "" {
 		sha, err := b.load(src)
+		if IsServerDown(err) {
+			return nil, err
+		}
 		if err != nil {
 			if s.Kind == Script {
 				return nil, fmt.Errorf("%s: %s rejected %s: %s; fix the script", s.Kind, b.Name(), s.File, oneLine(err))
@@ -433,6 +439,10 @@ func (l *Limiter) flush() {
 		return
 	}
 	r, err := l.c.do(l.cmds)
+	if IsServerDown(err) {
+		l.err = err // one plain line, whatever the limiter
+		return
+	}
 	if err != nil {
 		if l.s.Kind == Script {
 			l.err = fmt.Errorf("%s: %s failed on %s: %s; fix the script", l.s.Kind, l.s.File, l.srvName, oneLine(err))
@@ -562,11 +572,16 @@ func (l *Limiter) Close() error {
 }
 
 func (l *Limiter) deleteKeys() error {
-	if rc, ok := l.c.(*realConn); ok && rc.ctx.Err() != nil {
-		// An interrupted run still deletes its keys.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(rc.ctx), 5*time.Second)
-		defer cancel()
-		rc.ctx = ctx
+	if rc, ok := l.c.(*realConn); ok {
+		if rc.down() {
+			return nil // a server that stopped answering keeps them
+		}
+		if rc.ctx.Err() != nil {
+			// An interrupted run still deletes its keys, within a second.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(rc.ctx), time.Second)
+			defer cancel()
+			rc.ctx = ctx
+		}
 	}
 	if l.nat != nil {
 		l.nat.reset()
@@ -575,7 +590,9 @@ func (l *Limiter) deleteKeys() error {
 	keys := l.keyNames()
 	for len(keys) > 0 {
 		n := min(len(keys), 512)
-		if _, err := l.c.do([][]string{append([]string{"DEL"}, keys[:n]...)}); err != nil {
+		if _, err := l.c.do([][]string{append([]string{"DEL"}, keys[:n]...)}); IsServerDown(err) {
+			return err
+		} else if err != nil {
 			return fmt.Errorf("%s: cannot delete its keys on %s: %s", l.s.Kind, l.srvName, oneLine(err))
 		}
 		keys = keys[n:]

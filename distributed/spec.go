@@ -235,14 +235,22 @@ func Parse(spec string, defaultLimit float64) (*Spec, error) {
 	return s, nil
 }
 
-// readScript reads a user's Lua file and checks that it parses as Lua.
+// readScript reads a user's Lua file and checks that it parses as Lua and
+// holds a statement (an empty script would only fail later, as NOSCRIPT).
 func readScript(name, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("%s: cannot read file %s (%v); give file=PATH of a Lua script", name, path, oneLine(err))
 	}
-	if _, err := parse.Parse(strings.NewReader(string(b)), path); err != nil {
+	if strings.TrimSpace(string(b)) == "" {
+		return "", fmt.Errorf("%s: file %s is empty; write a script that returns 1 (pass) or 0 (block), see docs/redis.md", name, path)
+	}
+	chunk, err := parse.Parse(strings.NewReader(string(b)), path)
+	if err != nil {
 		return "", fmt.Errorf("%s: file %s is not Lua: %s; fix the script", name, path, oneLine(err))
+	}
+	if len(chunk) == 0 {
+		return "", fmt.Errorf("%s: file %s holds only comments; write a script that returns 1 (pass) or 0 (block), see docs/redis.md", name, path)
 	}
 	return string(b), nil
 }

@@ -2,10 +2,32 @@ package distributed
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
+
+// An empty, blank or comment-only script is refused where the file is read
+// (an empty one used to fail mid-run as "NOSCRIPT No matching script").
+func TestParseEmptyScript(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, body, want string }{
+		{"empty.lua", "", "is empty"},
+		{"blank.lua", " \n\t\r\n", "is empty"},
+		{"comments.lua", "-- a comment\n--[[ and a\nblock ]]\n", "holds only comments"},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Parse("redis-script:limit=10,file="+path, 0)
+		if err == nil || !strings.Contains(err.Error(), "file "+path+" "+c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v, want one line saying it %s", c.name, err, c.want)
+		}
+	}
+}
 
 func TestParseBadInput(t *testing.T) {
 	cases := []struct{ spec, want string }{

@@ -84,8 +84,12 @@ func TestBenchBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"zero goroutines", []string{"bench", "--goroutines", "0"}, "--goroutines must be positive, got 0"},
-		{"negative goroutines", []string{"bench", "--goroutines", "1,-2"}, "--goroutines must be positive, got -2"},
+		{"zero goroutines", []string{"bench", "--goroutines", "0"}, "--goroutines must be between 1 and 100000, got 0"},
+		{"negative goroutines", []string{"bench", "--goroutines", "1,-2"}, "--goroutines must be between 1 and 100000, got -2"},
+		// 10^8 goroutines used to die of Go's out-of-memory stack trace.
+		{"huge goroutines", []string{"bench", "--goroutines", "1,100000000", "--duration", "50ms"}, "--goroutines must be between 1 and 100000, got 100000000"},
+		{"huge sample-count", []string{"bench", "--window", "100000000ms", "--sample-count", "100000000", "--duration", "50ms"}, "--sample-count must be between 1 and 100000, got 100000000"},
+		{"huge limit", []string{"bench", "--limit", "100000000"}, "--limit must be between 1 and 16777215"},
 		{"zero duration", []string{"bench", "--duration", "0s"}, "--duration must be positive, got 0s"},
 		{"zero limit", []string{"bench", "--limit", "0"}, "--limit must be between 1"},
 		{"odd window", []string{"bench", "--window", "1500us"}, "--window must be a positive whole number of milliseconds"},

@@ -51,10 +51,20 @@ type child struct {
 
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
+	return startChildWith(t, nil, args...)
+}
+
+// startChildWith is startChild with setup applied to the command before
+// it starts (its stdin, its environment).
+func startChildWith(t *testing.T, setup func(*exec.Cmd), args ...string) *child {
+	t.Helper()
 	c := &child{out: &lockedBuffer{}, errOut: &lockedBuffer{}, done: make(chan struct{})}
 	c.cmd = exec.Command(os.Args[0], args...)
 	c.cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1")
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.errOut
+	if setup != nil {
+		setup(c.cmd)
+	}
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
@@ -17,8 +19,18 @@ type redisSession struct {
 	ctx      context.Context
 	url      string
 	bin      time.Duration
+	timeout  time.Duration // a real server's reply may take this long
 	backend  *distributed.Backend
 	limiters []*distributed.Limiter
+}
+
+// newRedisSession checks run's Redis flags and returns the session its
+// redis-* limiters are built on.
+func newRedisSession(ctx context.Context, opts *RunOptions) (*redisSession, error) {
+	if err := distributed.CheckTimeout(opts.RedisTimeout); err != nil {
+		return nil, err
+	}
+	return &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin, timeout: opts.RedisTimeout}, nil
 }
 
 func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, error) {
@@ -36,7 +48,7 @@ func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, er
 		case "lua":
 			r.backend, err = distributed.OpenEmbeddedLua()
 		default:
-			r.backend, err = distributed.OpenURL(r.ctx, r.url)
+			r.backend, err = distributed.OpenURL(r.ctx, r.url, r.timeout)
 		}
 		if err != nil {
 			return nil, err
@@ -48,6 +60,15 @@ func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, er
 	}
 	r.limiters = append(r.limiters, l)
 	return l, nil
+}
+
+// printNotes says, on one "note:" line, that --redis goes unused when the
+// run has no redis-* limiter (its limiters are all built by then).
+func (r *redisSession) printNotes(w io.Writer) {
+	if r == nil || r.url == "" || r.backend != nil {
+		return
+	}
+	fmt.Fprintf(w, "note: --redis %s is unused: this run has no redis-* limiter (add one with --algo, e.g. --algo redis-sliding-log; 'ratelimit-lab list' shows them)\n", distributed.RedactURL(r.url))
 }
 
 // close deletes what the limiters left (after an error) and closes the

@@ -111,6 +111,7 @@ func TestRedisBadInput(t *testing.T) {
 	notLua := write("bad.lua", "local x = = 1\n")
 	returns2 := write("two.lua", "return 2\n")
 	fails := write("fails.lua", "return redis.call('NOSUCHCOMMAND')\n")
+	empty := write("empty.lua", "")
 	stepBack := write("back.csv", "t_ms\n0\n10\n5\n")
 	locked := miniredis.RunT(t)
 	locked.RequireAuth("secret")
@@ -130,6 +131,7 @@ func TestRedisBadInput(t *testing.T) {
 		{"trace steps back", []string{"run", "--trace", stepBack, "--limit", "10", "--algo", "redis-fixed-window"}, "the clock steps back at arrival 2"},
 		{"missing file", []string{"run", "redis-race", "--algo", "redis-script:file=" + filepath.Join(dir, "nope.lua")}, "cannot read file"},
 		{"not lua", []string{"run", "redis-race", "--algo", "redis-script:file=" + notLua}, "is not Lua"},
+		{"empty script", []string{"run", "boundary-burst", "--algo", "redis-script:file=" + empty}, "file " + empty + " is empty"},
 		{"redis first in a chain", []string{"run", "redis-race", "--algo", "redis-fixed-window+circuit-breaker:strategy=error-count,threshold=1"}, "a redis-* limiter cannot be part of a chain"},
 		{"redis later in a chain", []string{"run", "redis-race", "--algo", "leap-array+redis-fixed-window"}, `"redis-fixed-window" is a Redis limiter: it runs on its own`},
 		{"returns 2", []string{"run", "redis-race", "--algo", "redis-script:file=" + returns2}, "the script returned 2, not 1 (pass) or 0 (block)"},
@@ -143,5 +145,51 @@ func TestRedisBadInput(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
 			checkBadInput(t, out, tc.want, append(slices.Clone(tc.args), "--out", out)...)
 		})
+	}
+}
+
+// A password in --redis is never printed: not in the "is not a Redis URL"
+// line (url.Parse and go-redis echo the whole URL), not in the
+// "unreachable" one.
+func TestRedisURLSecretNotPrinted(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct{ url, want string }{
+		{"redis://user:s3cret@127.0.0.1:notaport/0", "--redis redis://xxx@127.0.0.1:notaport/0 is not a Redis URL"},
+		{"http://user:s3cret@host/0", "--redis http://xxx@host/0 is not a Redis URL"},
+		{"redis://user:s3cret@127.0.0.1:1/0", "fix --redis redis://xxx@127.0.0.1:1/0"},
+	} {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		checkBadInput(t, out, c.want, "run", "redis-race", "--redis", c.url, "--out", out)
+		if _, stderr, _ := binary(t, "run", "redis-race", "--redis", c.url, "--quiet", "--out", out); strings.Contains(stderr, "s3cret") {
+			t.Errorf("%s: the password is printed: %s", c.url, stderr)
+		}
+	}
+}
+
+// --redis on a run without any redis-* limiter is not silently ignored:
+// one note on stderr says it is unused (its password redacted); a run
+// with one does not say it.
+func TestRedisUnusedNote(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"boundary-burst", "--redis", "redis://:pw@127.0.0.1:1/0"}, "note: --redis redis://xxx@127.0.0.1:1/0 is unused: this run has no redis-* limiter"},
+		{[]string{"boundary-burst", "--redis", "lua"}, "note: --redis lua is unused"},
+		{[]string{"redis-race", "--redis", "lua"}, ""},
+		{[]string{"boundary-burst"}, ""},
+	} {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		_, stderr, code := binary(t, append(append([]string{"run"}, c.args...), "--quiet", "--chart", "none", "--html=false", "--format", "json", "--out", out)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		if got := strings.Count(stderr, "is unused"); c.note == "" && got != 0 || c.note != "" && (got != 1 || !strings.Contains(stderr, c.note)) {
+			t.Errorf("%v: stderr %q, want the note %q", c.args, stderr, c.note)
+		}
+		if strings.Contains(stderr, "pw@") {
+			t.Errorf("%v: the password is printed: %s", c.args, stderr)
+		}
 	}
 }

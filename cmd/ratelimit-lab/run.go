@@ -42,6 +42,8 @@ type RunOptions struct {
 	// Redis is the URL of a real server for the redis-* limiters ("" for
 	// the embedded native default, "lua" for the embedded Lua).
 	Redis string
+	// RedisTimeout bounds the wait for a real server's reply.
+	RedisTimeout time.Duration
 	// Top is how many keys by rejections to list under the table for a
 	// per-key limiter.
 	Top int
@@ -118,6 +120,7 @@ with status 3, its files written.`,
 	f.StringArrayVar(&opts.FailIf, "fail-if", nil, "exit 3 if [NAME.]FIELD OP NUMBER holds for a limiter ('overshoot>1.05')")
 	f.BoolVar(&opts.HTML, "html", true, "write report.html, the interactive page (--html=false skips it)")
 	f.StringVar(&opts.Redis, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB, or lua for the embedded Lua interpreter, instead of the embedded native default")
+	f.DurationVar(&opts.RedisTimeout, "redis-timeout", distributed.DefaultTimeout, "--redis redis://...: how long a connection, a write or a reply may take before the run stops with one line")
 	f.IntVar(&opts.Top, "top", 10, "per-key limiters: list this many keys by rejections under the table (0: none)")
 	opts.Rules.addFlags(cmd)
 	return cmd
@@ -227,7 +230,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 		return fmt.Errorf("--from %v is after --to %v; --from is where the zoom starts, so swap them (--from %v --to %v)", opts.From, opts.To, opts.To, opts.From)
 	}
-	rs := &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin}
+	rs, err := newRedisSession(ctx, opts)
+	if err != nil {
+		return err
+	}
 	defer rs.close()
 	imported, err := opts.Rules.load()
 	if err != nil {
@@ -279,6 +285,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		p.cfg.Decisions = parts.writer
 	}
 	p.src.printNotes(opts.IO.ErrOut)
+	rs.printNotes(opts.IO.ErrOut)
 	planned := binNotice(opts.IO.ErrOut, p.cfg.End-p.cfg.Start, p.cfg.Bin)
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,8 @@ type sourceOptions struct {
 	TimeField   string
 
 	limitSet, durationSet, seedSet bool
+	// ctx is the command's: reading a pipe stops waiting when it ends.
+	ctx context.Context
 }
 
 func (o *sourceOptions) addFlags(cmd *cobra.Command) {
@@ -54,6 +57,7 @@ func (o *sourceOptions) fromFlags(cmd *cobra.Command, args []string) {
 	o.limitSet = cmd.Flags().Changed("limit")
 	o.durationSet = cmd.Flags().Changed("duration")
 	o.seedSet = cmd.Flags().Changed("seed")
+	o.ctx = cmd.Context()
 }
 
 // source is a resolved set of arrivals with its run settings.
@@ -185,7 +189,7 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 	// the trace is read twice (checked whole before anything is written,
 	// then replayed): copy it to a temporary file as it is read.
 	if fi, err := os.Stat(o.Trace); o.Trace == "-" || err == nil && !fi.Mode().IsRegular() {
-		spool, err := spoolTrace(o.Trace, name, o.In)
+		spool, err := spoolTrace(o.ctx, o.Trace, name, o.In)
 		if err != nil {
 			return nil, err
 		}
@@ -223,32 +227,62 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 }
 
 // spoolTrace copies the stream at path ("-": in) into a temporary file and
-// returns its name.
-func spoolTrace(path, name string, in io.Reader) (string, error) {
+// returns its name. A pipe can stay open without sending anything (or a
+// FIFO without a writer), so the copy runs on its own goroutine and a
+// cancelled ctx (SIGINT, SIGTERM) ends the wait at once: the temporary
+// file is removed and ctx's error returned, while the goroutine, blocked
+// in a read or an open that nothing can interrupt, ends with the process.
+func spoolTrace(ctx context.Context, path, name string, in io.Reader) (string, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp("", "ratelimit-lab-trace-*.csv")
+	if err != nil {
+		return "", fmt.Errorf("cannot keep a copy of the trace from %s (%v); set TMPDIR to a writable directory, or give the trace as a file", name, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- copyTrace(tmp, path, name, in)
+	}()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		os.Remove(tmp.Name())
+		return "", ctx.Err()
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// copyTrace copies the stream at path ("-": in, or stdin) into tmp and
+// closes tmp.
+func copyTrace(tmp *os.File, path, name string, in io.Reader) error {
+	defer tmp.Close()
 	r := in
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return "", fmt.Errorf("%s: cannot open the trace (%s); check the path", name, oneLine(err.Error()))
+			return fmt.Errorf("%s: cannot open the trace (%s); check the path", name, oneLine(err.Error()))
 		}
 		defer f.Close()
 		r = f
 	} else if r == nil {
 		r = os.Stdin
 	}
-	tmp, err := os.CreateTemp("", "ratelimit-lab-trace-*.csv")
-	if err != nil {
-		return "", fmt.Errorf("cannot keep a copy of the trace from %s (%v); set TMPDIR to a writable directory, or give the trace as a file", name, err)
-	}
-	_, err = io.Copy(tmp, r)
+	_, err := io.Copy(tmp, r)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("%s: cannot read the trace (%v); check the stream, or give the trace as a file", name, err)
+		return fmt.Errorf("%s: cannot read the trace (%v); check the stream, or give the trace as a file", name, err)
 	}
-	return tmp.Name(), nil
+	return nil
 }
 
 // floorSecond aligns the first bin of a trace on a whole second.
