@@ -79,7 +79,9 @@ content instead, --format csv one CSV row per limiter with every field,
 
 --fail-if FIELD OP NUMBER (repeatable) tests every limiter's summary.json
 field, e.g. --fail-if 'overshoot>1.05' or --fail-if 'pass_pct<60'
-(NAME.FIELD tests only the limiters of that name: 'leap-array.overshoot>1.1');
+(NAME.FIELD tests only the limiters with a stage of that name, any stage of
+a chain: 'leap-array.overshoot>1.1', 'circuit-breaker.breaker_opens>0'; a
+NAME no limiter of the run has is an error);
 if any holds, the run says which limiter crossed which threshold and exits
 with status 3, its files written.`,
 		Example: `  ratelimit-lab run boundary-burst
@@ -244,6 +246,13 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	defer p.src.cleanup()
 	if err := checkRuleNeeds(imported, p.src); err != nil {
+		return err
+	}
+	specs := make([]string, len(p.limiters))
+	for i, l := range p.limiters {
+		specs[i] = l.Spec()
+	}
+	if err := report.CheckNames(specs, thresholds); err != nil {
 		return err
 	}
 	chart := plots.ChartOptions{Mode: opts.Chart, From: opts.From, To: opts.To}

@@ -298,6 +298,9 @@ func TestOwnMessages(t *testing.T) {
 		{[]string{"run", "poisson", "--window", "9000h"}, "--window 9000h0m0s is longer than 8760h0m0s"},
 		{[]string{"run", "poisson", "--fail-if", "leap-aray.overshoot>1"}, `no algorithm is named "leap-aray" (did you mean "leap-array"?)`},
 		{[]string{"tune", "poisson", "--target", "0"}, "--target must be a positive overshoot"},
+		// A valid kind the run does not have would pass the gate silently.
+		{[]string{"run", "poisson", "--fail-if", "circuit-breaker.breaker_opens>0"}, `--fail-if "circuit-breaker.breaker_opens>0": no limiter of this run has a circuit-breaker stage (rows: fixed-window, leap-array,`},
+		{[]string{"run", "slow-downstream", "--fail-if", "sliding-log.passed>0"}, "no limiter of this run has a sliding-log stage (rows: leap-array, leaky-bucket, leap-array+circuit-breaker, leaky-bucket+circuit-breaker)"},
 	} {
 		out := filepath.Join(dir, strings.Join(tc.args[:2], "-"))
 		_, stderr, code := run100(t, nil, append(tc.args, "--quiet", "--out", out)...)
@@ -355,6 +358,25 @@ func TestFailIfBreakerAndRedisFields(t *testing.T) {
 	if code != 3 || !strings.Contains(stderr, "circuit-breaker #1: breaker_opens is 25, crossing --fail-if 'breaker_opens>20'") ||
 		strings.Count(stderr, "crossing") != 2 {
 		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	// NAME. matches every row with a stage of that kind: a chain is named
+	// after its first stage, but its breaker is tested too.
+	for _, tc := range []struct {
+		cond    string
+		crossed []string
+	}{
+		{"circuit-breaker.breaker_opens>0", []string{"leap-array N=2+circuit-breaker: breaker_opens is 2", "leaky-bucket+circuit-breaker: breaker_opens is 2"}},
+		{"leaky-bucket.passed>0", []string{"leaky-bucket: passed is 3181", "leaky-bucket+circuit-breaker: passed is 2290"}},
+	} {
+		_, stderr, code = run100(t, nil, "run", "slow-downstream", "--quiet", "--chart", "none", "--out", dir, "--fail-if", tc.cond)
+		if code != 3 || strings.Count(stderr, "crossing") != len(tc.crossed) {
+			t.Errorf("%s: exit %d:\n%s", tc.cond, code, stderr)
+		}
+		for _, want := range tc.crossed {
+			if !strings.Contains(stderr, "ratelimit-lab: "+want+", crossing") {
+				t.Errorf("%s: stderr lacks %q:\n%s", tc.cond, want, stderr)
+			}
+		}
 	}
 	_, stderr, code = run100(t, nil, "run", "redis-race", "--quiet", "--chart", "none", "--out", dir, "--fail-if", "redis_commands>2000")
 	if code != 3 || !strings.Contains(stderr, "redis-sliding-log atomic=false: redis_commands is 3254") {

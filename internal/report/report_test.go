@@ -307,3 +307,33 @@ func FuzzParseThreshold(f *testing.F) {
 		}
 	})
 }
+
+// NAME. matches a limiter by any of its stages, not only the first one a
+// chain is named after; CheckNames refuses a NAME no limiter has.
+func TestThresholdMatchesEveryStage(t *testing.T) {
+	chain := "leap-array:limit=100,sample-count=2,interval=1s+circuit-breaker:strategy=slow-ratio,max-rt=200ms"
+	for _, tc := range []struct {
+		cond, spec string
+		want       bool
+	}{
+		{"overshoot>1", chain, true},
+		{"leap-array.overshoot>1", chain, true},
+		{"circuit-breaker.breaker_opens>0", chain, true},
+		{"circuit-breaker.breaker_opens>0", "circuit-breaker:strategy=error-count", true},
+		{"circuit-breaker.breaker_opens>0", "leap-array:limit=100", false},
+		{"leaky-bucket.passed>0", "guava-bursty:rate=3e+08+circuit-breaker:strategy=error-count", false},
+		{"guava-bursty.passed>0", "guava-bursty:rate=3e+08+circuit-breaker:strategy=error-count", true},
+	} {
+		th, err := ParseThreshold(tc.cond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := th.Matches(tc.spec); got != tc.want {
+			t.Errorf("%s on %s: %v, want %v", tc.cond, tc.spec, got, tc.want)
+		}
+		err = CheckNames([]string{tc.spec}, []Threshold{th})
+		if (err == nil) != tc.want {
+			t.Errorf("CheckNames(%s, %s) = %v", tc.spec, tc.cond, err)
+		}
+	}
+}
