@@ -360,7 +360,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if note := stepsBackNote(stream); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	if note := breakerNote(res, p.cfg.Downstream); note != "" {
+	if note := breakerNote(res, p.cfg.Downstream, scenarios.StreamColumns(stream)); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
 	if note := priorityNote(res); note != "" { // priority_note.go

@@ -434,6 +434,28 @@ func TestBreakerWithoutDownstreamNote(t *testing.T) {
 	if strings.Contains(stdout, "no downstream") {
 		t.Errorf("flapping has a downstream:\n%s", stdout)
 	}
+	// A trace with recorded responses has calls that fail and are slow: the
+	// note gives its figures against the breaker's thresholds, never "no
+	// downstream".
+	for _, tc := range []struct {
+		trace, algo, want string
+	}{
+		{"../../scenarios/examples/calls.csv", "circuit-breaker:strategy=slow-ratio,max-rt=1000ms",
+			"note: no circuit-breaker opened on the trace's recorded responses (rt_ms, error): circuit-breaker:\n  no call was slower than max-rt=1s (the slowest of 9 calls took 200ms)\n"},
+		{"../../scenarios/examples/calls.csv", "circuit-breaker:strategy=error-ratio,threshold=0.5",
+			"circuit-breaker: 1\n  call failed in 9 calls, never a ratio of errors above threshold=0.5 with at least min-requests=5\n  calls in one stat-interval=1s\n"},
+		{"../../scenarios/examples/calls.csv", "leaky-bucket+circuit-breaker:strategy=error-count,threshold=2",
+			"leaky-bucket+circuit-breaker: 1 call failed in 9 calls, never more errors than threshold=2"},
+		{"-", "circuit-breaker:strategy=error-count,threshold=3",
+			"(rt_ms): circuit-breaker: the\n  trace has no error column, so none of 2 calls failed; add one (t_ms,rt_ms,error)\n"},
+	} {
+		stdout, stderr, code := run100(t, strings.NewReader("t_ms,rt_ms\n0,5\n1,5\n"), "run", "--trace", tc.trace, "--limit", "100",
+			"--quiet", "--chart", "none", "--out", dir, "--algo", tc.algo)
+		if code != 0 || strings.Contains(stdout, "no downstream") || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%s %s: exit %d, %s\nstdout lacks %q:\n%s", tc.trace, tc.algo, code, stderr, tc.want, stdout)
+		}
+		checkFits(t, "trace breaker note", stdout)
+	}
 	// A queue's wait alone can trip a slow-ratio breaker: no note then.
 	stdout, _, _ = run100(t, nil, "run", "steady-overload", "--quiet", "--chart", "none", "--out", dir,
 		"--algo", "leaky-bucket+circuit-breaker:strategy=slow-ratio,max-rt=200ms,threshold=0.5")
