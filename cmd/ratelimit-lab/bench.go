@@ -212,6 +212,7 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 		return err
 	}
 	defer dir.Abort()
+	dir.Owns(benchFiles...) // an earlier run's files this one does not write go on Commit
 
 	report := concurrent.NewReport(cfgs[0])
 	total := len(impls) * len(cfgs)

@@ -66,7 +66,9 @@ It prints a summary and writes, under --out (default out/<scenario or
 trace name>): series.csv (per-bin counts), summary.json, chart.png,
 report.html (the interactive page: zoom, hover, toggles; --html=false skips
 it) and, with --decisions, decisions.csv. Files appear only when the whole
-run succeeds. Per-key limiters (nginx-limit-req, sentinel-param, any spec
+run succeeds, and then the files of an earlier run in --out that this one
+does not write (decisions.csv, chart.png, ...) are removed; other files
+stay. Per-key limiters (nginx-limit-req, sentinel-param, any spec
 with key=COLUMN) read a key column of the trace, also write keys.csv (one
 row per limiter and key) and list their top keys by rejections under the
 table (--top N).
@@ -275,6 +277,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer dir.Abort()
+	dir.Owns(runFiles...) // an earlier run's files this one does not write go on Commit
 
 	var parts *decisionParts
 	if opts.Decisions {

@@ -60,7 +60,8 @@ The sliding window behind the overshoot is --window, which defaults to
 
 It writes tune.csv (with the time per decision), tune.png and report.html
 (the same charts, interactive) under --out
-(default out/<scenario>-tune). A sample count that does not divide the
+(default out/<scenario>-tune); an earlier tune's report.html there goes
+with --html=false. A sample count that does not divide the
 interval is reported under the table and skipped; if none divides it, tune
 says so and stops. --target 1.05 names the smallest N whose overshoot is at
 most 1.05, and exits with status 3 if no N tried reaches it.
@@ -135,6 +136,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return err
 	}
 	defer dir.Abort()
+	dir.Owns(tuneFiles...) // an earlier run's files this one does not write go on Commit
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
 	p.src.printNotes(opts.IO.ErrOut)
