@@ -53,8 +53,8 @@ func breakerNote(res *simulator.Result, ds *scenarios.Downstream, cols scenarios
 // breakerFigures says how the calls of one row compare with its breaker's
 // thresholds.
 func breakerFigures(c *simulator.ChainResult, cfg algorithms.CircuitBreakerConfig, hasErrors bool) string {
-	window := fmt.Sprintf("with at least min-requests=%d calls in one stat-interval=%s", cfg.MinRequests, algorithms.FormatDuration(cfg.StatInterval))
-	calls := plural(c.Completed, "call")
+	window := fmt.Sprintf("with at least min-requests=%d in one stat-interval=%s", cfg.MinRequests, algorithms.FormatDuration(cfg.StatInterval))
+	calls := report.Plural(c.Completed, "call")
 	th := report.Number(cfg.Threshold)
 	switch cfg.Strategy {
 	case algorithms.SlowRatio:
@@ -72,14 +72,7 @@ func breakerFigures(c *simulator.ChainResult, cfg algorithms.CircuitBreakerConfi
 		if cfg.Strategy == algorithms.ErrorCount {
 			what = "more errors than threshold=" + th
 		}
-		return fmt.Sprintf("%s failed in %s, never %s %s", plural(c.Errors, "call"), calls, what, window)
+		return fmt.Sprintf("%s failed in %s, never %s %s", report.Plural(c.Errors, "call"), calls, what, window)
 	}
 	return calls
-}
-
-func plural(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

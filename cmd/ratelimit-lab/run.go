@@ -164,7 +164,11 @@ func buildLimiters(specs []string, limit float64, rs *redisSession) ([]algorithm
 	return out, nil
 }
 
-func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, out, suffix string, rs *redisSession) (_ *prepared, err error) {
+// prepareRun resolves the arrivals and builds the limiters: algos, or the
+// source's own when algos is empty. ownSpecs says that algos are the
+// command's (tune's leap-array), not specs the user wrote, so that a
+// missing limit is blamed on the missing --limit rather than on them.
+func prepareRun(src *sourceOptions, algos []string, ownSpecs bool, bin, window time.Duration, out, suffix string, rs *redisSession) (_ *prepared, err error) {
 	// Durations beyond a year would overflow the nanosecond arithmetic of
 	// bins and windows on long traces; no run needs them.
 	if bin > scenarios.MaxTime {
@@ -182,6 +186,19 @@ func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, o
 			s.cleanup()
 		}
 	}()
+	if !(s.Limit > 0) && (len(algos) == 0 || ownSpecs) {
+		// A trace has no limit of its own; the specs nobody wrote (the
+		// default limiters, tune's) take --limit.
+		what := s.Name
+		switch src.Trace {
+		case "":
+		case "-":
+			what = "the trace on stdin"
+		default:
+			what = "the trace " + src.Trace
+		}
+		return nil, fmt.Errorf("%s gives no limit: pass --limit N, the requests per second the limiters allow (for example --limit 100)", what)
+	}
 	if len(algos) > 0 {
 		s.Algorithms = algos
 	}
@@ -242,7 +259,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if len(ruleSpecs) > 0 {
 		algos = append(slices.Clip(algos), ruleSpecs...)
 	}
-	p, err := prepareRun(&opts.Source, algos, opts.Bin, opts.Window, opts.Out, "", rs)
+	p, err := prepareRun(&opts.Source, algos, false, opts.Bin, opts.Window, opts.Out, "", rs)
 	if err != nil {
 		return err
 	}

@@ -298,6 +298,11 @@ func TestOwnMessages(t *testing.T) {
 		{[]string{"run", "poisson", "--window", "9000h"}, "--window 9000h0m0s is longer than 8760h0m0s"},
 		{[]string{"run", "poisson", "--fail-if", "leap-aray.overshoot>1"}, `no algorithm is named "leap-aray" (did you mean "leap-array"?)`},
 		{[]string{"tune", "poisson", "--target", "0"}, "--target must be a positive overshoot"},
+		// A trace has no limit: the message names --limit, not a default
+		// spec nobody wrote (nor tune's own leap-array).
+		{[]string{"run", "--trace", "../../scenarios/examples/calls.csv"}, "the trace ../../scenarios/examples/calls.csv gives no limit: pass --limit N, the requests per second the limiters allow (for example --limit 100)"},
+		{[]string{"tune", "--trace", "../../scenarios/examples/calls.csv"}, "the trace ../../scenarios/examples/calls.csv gives no limit: pass --limit N"},
+		{[]string{"run", "--trace", "../../scenarios/examples/calls.csv", "--algo", "fixed-window"}, "fixed-window needs a limit: add limit=N to the spec"},
 		// A valid kind the run does not have would pass the gate silently.
 		{[]string{"run", "poisson", "--fail-if", "circuit-breaker.breaker_opens>0"}, `--fail-if "circuit-breaker.breaker_opens>0": no limiter of this run has a circuit-breaker stage (rows: fixed-window, leap-array,`},
 		{[]string{"run", "slow-downstream", "--fail-if", "sliding-log.passed>0"}, "no limiter of this run has a sliding-log stage (rows: leap-array, leaky-bucket, leap-array+circuit-breaker, leaky-bucket+circuit-breaker)"},
@@ -443,7 +448,7 @@ func TestBreakerWithoutDownstreamNote(t *testing.T) {
 		{"../../scenarios/examples/calls.csv", "circuit-breaker:strategy=slow-ratio,max-rt=1000ms",
 			"note: no circuit-breaker opened on the trace's recorded responses (rt_ms, error): circuit-breaker:\n  no call was slower than max-rt=1s (the slowest of 9 calls took 200ms)\n"},
 		{"../../scenarios/examples/calls.csv", "circuit-breaker:strategy=error-ratio,threshold=0.5",
-			"circuit-breaker: 1\n  call failed in 9 calls, never a ratio of errors above threshold=0.5 with at least min-requests=5\n  calls in one stat-interval=1s\n"},
+			"circuit-breaker: 1\n  call failed in 9 calls, never a ratio of errors above threshold=0.5 with at least min-requests=5\n  in one stat-interval=1s\n"},
 		{"../../scenarios/examples/calls.csv", "leaky-bucket+circuit-breaker:strategy=error-count,threshold=2",
 			"leaky-bucket+circuit-breaker: 1 call failed in 9 calls, never more errors than threshold=2"},
 		{"-", "circuit-breaker:strategy=error-count,threshold=3",
@@ -461,5 +466,32 @@ func TestBreakerWithoutDownstreamNote(t *testing.T) {
 		"--algo", "leaky-bucket+circuit-breaker:strategy=slow-ratio,max-rt=200ms,threshold=0.5")
 	if strings.Contains(stdout, "no downstream") || !strings.Contains(stdout, "│     1 │") {
 		t.Errorf("a breaker that opened got the note:\n%s", stdout)
+	}
+}
+
+// The summary's words and numbers at the edges: one arrival and one
+// limiter in the singular, a span under a second in milliseconds, a limit
+// of 1e300 as 1e+300 in the table, the specs and the --fail-if lines.
+func TestSummaryAtTheEdges(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, strings.NewReader("t_ms\n0\n5\n"), "run", "--trace", "-", "--limit", "10", "--algo", "fixed-window",
+		"--quiet", "--chart", "none", "--out", dir)
+	if code != 0 || !strings.HasPrefix(stdout, "stdin · 0s to 5ms (5ms) · 2 arrivals · limit 10/s · bin 50ms · window 1s\n") {
+		t.Errorf("5 ms trace: exit %d %s\n%s", code, stderr, stdout)
+	}
+	_, stderr, code = run100(t, strings.NewReader("t_ms\n0\n"), "run", "--trace", "-", "--limit", "10", "--algo", "fixed-window",
+		"--decisions", "--quiet", "--chart", "none", "--out", dir)
+	if code != 0 || !strings.Contains(stderr, "(1 arrival × 1 limiter), written in place\n") {
+		t.Errorf("one arrival, one limiter: exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code = run100(t, nil, "run", "poisson", "--duration", "1s", "--algo", "guava-bursty:rate=1e300", "--algo", "guava-bursty:rate=1e-300",
+		"--quiet", "--chart", "none", "--out", dir, "--wide", "--fail-if", "passed<1")
+	for _, want := range []string{"guava-bursty rate=1e+300", "│   1e+300 │", "│   1e-300 │", "guava-bursty:rate=1e+300,max-burst=1s,timeout=0s\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("rate=1e300: stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != 0 || strings.Contains(stdout+stderr, "00000000000000000000") {
+		t.Errorf("rate=1e300: exit %d, a long number:\n%s\n%s", code, stdout, stderr)
 	}
 }

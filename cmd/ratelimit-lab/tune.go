@@ -126,7 +126,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		window = opts.Interval
 	}
 	// One leap-array spec checks the limit and the interval before the run.
-	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, opts.Bin, window, opts.Out, "-tune", nil)
+	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, true, opts.Bin, window, opts.Out, "-tune", nil)
 	if err != nil {
 		return err
 	}

@@ -20,12 +20,12 @@ func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top
 		if k == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "\nper key, %s: %d keys, %d hurt (%d innocent: never over %s per %s)",
-			a.Spec, k.DistinctKeys, k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
+		fmt.Fprintf(&b, "\nper key, %s: %s, %d hurt (%d innocent: never over %s per %s)",
+			CompactSpec(a.Spec), Plural(int64(k.DistinctKeys), "key"), k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
 		if k.HasUsers {
-			fmt.Fprintf(&b, ", %d users hurt (%d innocent)", k.UsersHurt, k.InnocentUsersHurt)
+			fmt.Fprintf(&b, ", %s hurt (%d innocent)", Plural(int64(k.UsersHurt), "user"), k.InnocentUsersHurt)
 		}
-		fmt.Fprintf(&b, ", %d evictions", k.Figures.Evictions)
+		fmt.Fprintf(&b, ", %s", Plural(int64(k.Figures.Evictions), "eviction"))
 		if k.Figures.HasShadow {
 			fmt.Fprintf(&b, " (%+d passes against an unbounded table)", k.ExtraPassesFromEviction)
 		}
@@ -38,7 +38,7 @@ func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top
 			b.WriteString("  no key was rejected\n")
 			continue
 		}
-		fmt.Fprintf(&b, "  top %d keys by rejections (the top 1%% of keys took %.1f%% of them):\n", len(keys), 100*share)
+		fmt.Fprintf(&b, "  top %s by rejections (the top 1%% of keys took %.1f%% of them):\n", Plural(int64(len(keys)), "key"), 100*share)
 		width := 0
 		for _, t := range keys {
 			width = max(width, min(len(name(t.ID)), 40))

@@ -337,3 +337,39 @@ func TestThresholdMatchesEveryStage(t *testing.T) {
 		}
 	}
 }
+
+// The terminal's numbers and durations stay short at the extremes, and a
+// compact spec reads back to the same numbers.
+func TestCompactNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{500, "500"}, {12.5, "12.5"}, {0.001, "0.001"}, {1000000, "1000000"}, {0, "0"},
+		{1e300, "1e+300"}, {1e21, "1e+21"}, {1e-7, "1e-07"}, {-2.5e-300, "-2.5e-300"},
+	} {
+		if got := Number(tc.x); got != tc.want {
+			t.Errorf("Number(%v) = %q, want %q", tc.x, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ d, want string }{
+		{"0s", "0s"}, {"5ms", "5ms"}, {"50ms", "50ms"}, {"250us", "0.25ms"}, {"1.3s", "1.3s"}, {"3s", "3s"}, {"-5ms", "-5ms"}, {"21556.81459s", "21556.81459s"},
+	} {
+		d, _ := time.ParseDuration(tc.d)
+		if got := Duration(d); got != tc.want {
+			t.Errorf("Duration(%s) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+	big := "1" + strings.Repeat("0", 300)
+	for _, tc := range []struct{ spec, want string }{
+		{"guava-bursty:rate=" + big + ",max-burst=1s,timeout=0s", "guava-bursty:rate=1e+300,max-burst=1s,timeout=0s"},
+		{"token-bucket:rate=" + big + ",burst=1+circuit-breaker:strategy=error-count,threshold=3", "token-bucket:rate=1e+300,burst=1+circuit-breaker:strategy=error-count,threshold=3"},
+		{"guava-bursty:rate=0.0000001", "guava-bursty:rate=1e-07"},
+		{"leap-array:limit=100,sample-count=2,interval=1s", "leap-array:limit=100,sample-count=2,interval=1s"},
+		{"nginx-limit-req:rate=2r/s,burst=1", "nginx-limit-req:rate=2r/s,burst=1"},
+	} {
+		if got := CompactSpec(tc.spec); got != tc.want {
+			t.Errorf("CompactSpec(%.60s) = %q, want %q", tc.spec, got, tc.want)
+		}
+	}
+}

@@ -76,7 +76,7 @@ func Table(w io.Writer, r *Report) error {
 		} else {
 			b.WriteString("  " + labels[i] + "\n")
 			// A long spec (a chain) breaks after a comma or a "+".
-			for _, part := range wrapCell(r.Result.Algorithms[i].Spec, fit-4) {
+			for _, part := range wrapCell(CompactSpec(r.Result.Algorithms[i].Spec), fit-4) {
 				b.WriteString("    " + part + "\n")
 			}
 		}
@@ -175,7 +175,7 @@ func Markdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("\nSpecs:\n\n")
 	for i, label := range Labels(r.Result) {
-		fmt.Fprintf(&b, "- %s: `%s`\n", mdCell(label), r.Result.Algorithms[i].Spec)
+		fmt.Fprintf(&b, "- %s: `%s`\n", mdCell(label), CompactSpec(r.Result.Algorithms[i].Spec))
 	}
 	for _, group := range []struct {
 		title string

@@ -117,7 +117,7 @@ type Crossing struct {
 }
 
 func (c Crossing) String() string {
-	return fmt.Sprintf("%s: %s is %s, crossing --fail-if '%s' (%s)", c.Label, c.Threshold.Field, c.Value, c.Threshold.Text, c.Spec)
+	return fmt.Sprintf("%s: %s is %s, crossing --fail-if '%s' (%s)", c.Label, c.Threshold.Field, c.Value, c.Threshold.Text, CompactSpec(c.Spec))
 }
 
 // Check tests every threshold on every limiter of res, with the values
