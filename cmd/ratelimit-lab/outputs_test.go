@@ -83,3 +83,28 @@ func names(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// Each command's help names every file it may write (the lists its runs
+// clean up by), and run's names every column of a CSV trace.
+func TestHelpNamesEveryOutput(t *testing.T) {
+	for _, tc := range []struct {
+		cmd   string
+		names []string
+	}{
+		{"run", append(slices.Clone(runFiles), "t_ms", "rt_ms", "error", "cost", "user", "priority", "cpu", "load1", "key columns")},
+		{"tune", tuneFiles},
+		{"bench", benchFiles},
+	} {
+		stdout, _, err := execute(t, tc.cmd, "--help")
+		if err != nil {
+			t.Fatal(err)
+		}
+		long, _, _ := strings.Cut(stdout, "Usage:")
+		long = strings.Join(strings.Fields(long), " ")
+		for _, n := range tc.names {
+			if !regexp.MustCompile(`(^|[\s(,])` + regexp.QuoteMeta(n) + `\b`).MatchString(long) {
+				t.Errorf("%s --help does not name %s:\n%s", tc.cmd, n, long)
+			}
+		}
+	}
+}

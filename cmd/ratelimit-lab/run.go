@@ -59,19 +59,31 @@ func NewCmdRun(io *IOStreams, runF func(context.Context, *RunOptions) error) *co
 		Use:   "run [SCENARIO | FILE.yaml] [flags]",
 		Short: "Replay a scenario or a trace through the limiters",
 		Long: `Run replays the arrivals of a built-in scenario, a YAML scenario file or a
-recorded trace (--trace: a CSV trace or an access log, see docs/formats.md)
-through every chosen limiter on a virtual clock.
+recorded trace through every chosen limiter on a virtual clock.
+
+A trace (--trace FILE, or - for stdin) is a CSV file or an access log (see
+docs/formats.md). A CSV trace has a header: t_ms (the arrival time in
+milliseconds) first, then any of rt_ms (the recorded response time of a
+pass) and error (0 or 1, beside rt_ms): the responses breakers and
+adaptive limiters read; cost (requests a line stands for), user, priority
+(0 or 1), cpu and load1 (the signals adaptive limiters sample), and key
+columns under any other name (key, ip, route, ...) for per-key limiters.
 
 It prints a summary and writes, under --out (default out/<scenario or
-trace name>): series.csv (per-bin counts), summary.json, chart.png,
-report.html (the interactive page: zoom, hover, toggles; --html=false skips
-it) and, with --decisions, decisions.csv. Files appear only when the whole
-run succeeds, and then the files of an earlier run in --out that this one
-does not write (decisions.csv, chart.png, ...) are removed; other files
-stay. Per-key limiters (nginx-limit-req, sentinel-param, any spec
-with key=COLUMN) read a key column of the trace, also write keys.csv (one
-row per limiter and key) and list their top keys by rejections under the
-table (--top N).
+trace name>):
+  series.csv     per-bin counts (and responses, when a row has them)
+  summary.json   one object per limiter: every figure of the table
+  chart.png      the chart (--chart none skips it)
+  report.html    the interactive page: zoom, hover, toggles (--html=false
+                 skips it)
+  breaker.csv    when a row has a circuit breaker: its state changes
+  keys.csv       for per-key limiters: one row per limiter and key
+  decisions.csv  with --decisions: one row per arrival and limiter
+Files appear only when the whole run succeeds, and then the files of an
+earlier run in --out that this one does not write are removed; other files
+stay. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
+key=COLUMN) read a key column of the trace and list their top keys by
+rejections under the table (--top N).
 
 The summary is a table that fits 100 columns (or $COLUMNS): a context line,
 one row per limiter under a short name, then the full specs and any
@@ -390,7 +402,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	if opts.Format == "table" {
-		if err := printTopKeys(opts.IO.Out, res, keyTable, opts.Top); err != nil {
+		if err := printTopKeys(opts.IO.Out, res, keyTable, opts.Top, opts.IO.Width); err != nil {
 			return err
 		}
 	}
@@ -430,32 +442,51 @@ func failIf(io *IOStreams, res *simulator.Result, thresholds []report.Threshold)
 }
 
 // progress shows a bar on a terminal for runs longer than about a second.
+// The bar starts with the run, so that its rate (arrivals/s) is over the
+// run's elapsed time, but writes nothing until a second has passed: a bar
+// created only then would start its clock at its first tick and show a
+// rate of every arrival so far over a few microseconds.
 type progress struct {
 	enabled  bool
 	errOut   io.Writer
 	expected int64
 	start    time.Time
+	gate     *gatedWriter
 	bar      *progressbar.ProgressBar
+}
+
+// gatedWriter drops what is written until open.
+type gatedWriter struct {
+	w    io.Writer
+	open bool
+}
+
+func (g *gatedWriter) Write(b []byte) (int, error) {
+	if !g.open {
+		return len(b), nil
+	}
+	return g.w.Write(b)
 }
 
 func newProgress(io *IOStreams, quiet bool, expected int64) *progress {
 	return &progress{enabled: io.ErrTTY && !quiet, errOut: io.ErrOut, expected: expected, start: time.Now()}
 }
 
+// showAfter is how long a run goes before its bar appears.
+const showAfter = time.Second
+
 func (p *progress) update(done int64) {
 	if !p.enabled {
 		return
 	}
 	if p.bar == nil {
-		if time.Since(p.start) < time.Second {
-			return
-		}
 		max := p.expected
 		if max == 0 {
 			max = -1
 		}
+		p.gate = &gatedWriter{w: p.errOut}
 		p.bar = progressbar.NewOptions64(max,
-			progressbar.OptionSetWriter(p.errOut),
+			progressbar.OptionSetWriter(p.gate),
 			progressbar.OptionSetDescription("arrivals"),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
@@ -463,6 +494,9 @@ func (p *progress) update(done int64) {
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
+	}
+	if !p.gate.open && time.Since(p.start) >= showAfter {
+		p.gate.open = true
 	}
 	_ = p.bar.Set64(done)
 }

@@ -389,32 +389,37 @@ func TestFailIfBreakerAndRedisFields(t *testing.T) {
 	}
 }
 
-// At 80 columns too, every line fits: tables drop their last columns (and
-// say so), notes and specs wrap.
-func TestTablesFit80Columns(t *testing.T) {
+// At 80 and 60 columns too, every line fits: tables drop their last
+// columns (and say so) and, with words longer than a column (list's
+// references), break them; context lines, notes and specs wrap.
+func TestTablesFitNarrowColumns(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"list"},
-		{"tune", "poisson"},
-		{"run", "slow-downstream", "--chart", "none"},
-		{"run", "redis-race", "--chart", "none"},
-		{"run", "flapping", "--chart", "none"},
-		{"bench", "--duration", "10ms", "--goroutines", "1,8"},
-	} {
-		name := strings.Join(args, " ")
-		if args[0] != "list" {
-			args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
-		}
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS=80")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			// The output directory is the test's own temporary one.
-			if n := utf8.RuneCountInString(line); n > 80 && !strings.HasPrefix(line, "wrote ") {
-				t.Errorf("%s: a line of %d columns:\n%s", name, n, line)
+	for _, cols := range []int{80, 60} {
+		for _, args := range [][]string{
+			{"list"},
+			{"tune", "poisson"},
+			{"tune", "poisson", "--sample-counts", "3,10", "--target", "2"},
+			{"run", "slow-downstream", "--chart", "none"},
+			{"run", "redis-race", "--chart", "none"},
+			{"run", "flapping", "--chart", "none"},
+			{"run", "--trace", "../../scenarios/examples/access.log", "--key", "ip", "--limit", "2", "--algo", "token-bucket:key=ip", "--chart", "none"},
+			{"bench", "--duration", "10ms", "--goroutines", "1,8"},
+		} {
+			name := strings.Join(args, " ") + " at " + strconv.Itoa(cols)
+			if args[0] != "list" {
+				args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+			}
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				// The output directory is the test's own temporary one.
+				if n := utf8.RuneCountInString(line); n > cols && !strings.HasPrefix(line, "wrote ") {
+					t.Errorf("%s: a line of %d columns:\n%s", name, n, line)
+				}
 			}
 		}
 	}

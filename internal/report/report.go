@@ -345,6 +345,23 @@ func wrap(text string, w, indent int) []string {
 	var lines []string
 	cur := ""
 	for _, word := range words {
+		// A word wider than a line (a spec) breaks where a spec may:
+		// after a comma, a '+', a '=' or a '-'.
+		if width(word) > w-indent {
+			if pieces := wrapCell(word, w-indent); len(pieces) > 1 {
+				if cur != "" {
+					lines = append(lines, cur)
+				}
+				for _, p := range pieces[:len(pieces)-1] {
+					if len(lines) > 0 {
+						p = strings.Repeat(" ", indent) + p
+					}
+					lines = append(lines, p)
+				}
+				cur = strings.Repeat(" ", indent) + pieces[len(pieces)-1]
+				continue
+			}
+		}
 		switch {
 		case cur == "":
 			cur = word
