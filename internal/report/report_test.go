@@ -373,3 +373,26 @@ func TestCompactNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A table whose words are longer than the columns could be still fits,
+// its words broken; a wrapped text breaks a spec longer than a line.
+func TestNarrowTextBreaksLongWords(t *testing.T) {
+	var b strings.Builder
+	rows := [][]string{{"warm-up-rate-limiter", "limit=limit,warm-up=10s", "Sentinel WarmUpRateLimiterController; RateLimiter.create(rate)"}}
+	if err := WriteTextTable(&b, []string{"algorithm", "parameters", "reference"}, rows, 50); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if width(line) > 50 {
+			t.Errorf("a line of %d columns:\n%s", width(line), b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "WarmUpRate") {
+		t.Errorf("the word is lost:\n%s", b.String())
+	}
+	b.Reset()
+	WriteWrapped(&b, "for example leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5).", 30)
+	if got, want := b.String(), "for example\nleap-array+circuit-\nbreaker:strategy=error-ratio,\nthreshold=0.5).\n"; got != want {
+		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+}
