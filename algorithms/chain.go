@@ -106,6 +106,17 @@ func splitChain(spec string) []string {
 	return append(parts, spec[last:])
 }
 
+// StageNames returns the registry name of every stage of spec, in order:
+// one name for a single limiter, one per stage for a chain A+B+….
+func StageNames(spec string) []string {
+	parts := splitChain(spec)
+	names := make([]string, len(parts))
+	for i, p := range parts {
+		names[i] = registryNameOf(strings.TrimSpace(p))
+	}
+	return names
+}
+
 // Stages returns the stages in order.
 func (c *Chain) Stages() []Stage { return c.stages }
 

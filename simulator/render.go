@@ -274,10 +274,13 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 		}
 		maxw := itoa(a.MaxWindowPassed)
 		over := strconv.FormatFloat(a.Overshoot, 'f', 3, 64)
+		if a.Overshoot >= 1e15 {
+			over = fmtTableNumber(a.Overshoot) // a limit of 1e-300
+		}
 		if a.LateAdmissions > 0 {
 			maxw, over = LowerBound+maxw, LowerBound+over
 		}
-		limit := strconv.FormatFloat(a.WindowLimit, 'f', 1, 64)
+		limit := fmtTableNumber(a.WindowLimit)
 		if a.Rate == 0 {
 			// A row without a rate (a circuit breaker alone) has no limit
 			// to overshoot.
@@ -303,6 +306,16 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 	}
 	header, rows = appendChainColumns(r, header, rows)
 	return header, rows
+}
+
+// fmtTableNumber prints a limit (or an overshoot) for a table cell with one decimal, or, when
+// that would be long or read 0.0 (from 1e15 up, below 0.05), in four
+// significant digits with an exponent: 1e+300, 1e-07.
+func fmtTableNumber(x float64) string {
+	if a := math.Abs(x); a != 0 && (a >= 1e15 || a < 0.05) {
+		return strconv.FormatFloat(x, 'g', 4, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 1, 64)
 }
 
 // LowerBound marks a number that is only a lower bound: "≥102".

@@ -66,9 +66,10 @@ Thread.yield()). The implementations (package concurrent):
   x-time-rate          golang.org/x/time/rate Allow, burst 1
 
 It prints a table that fits 100 columns (or $COLUMNS; --wide shows every
-column) and writes bench.csv, bench.json and bench.png (throughput and
-overshoot against goroutines, log axes) under --out (default out/bench).
-Files appear only when every hammer succeeded. --format json or csv prints
+column) and writes bench.csv, bench.json, bench.png (throughput and
+overshoot against goroutines, log axes) and report.html (the interactive
+page; --html=false skips it, and removes an earlier bench's) under --out
+(default out/bench). Files appear only when every hammer succeeded. --format json or csv prints
 bench.json's or bench.csv's content instead of the table, --format md a
 Markdown table; the notes then go to stderr.`,
 		Example: `  ratelimit-lab bench
@@ -212,6 +213,7 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 		return err
 	}
 	defer dir.Abort()
+	dir.Owns(benchFiles...) // an earlier run's files this one does not write go on Commit
 
 	report := concurrent.NewReport(cfgs[0])
 	total := len(impls) * len(cfgs)
@@ -263,18 +265,26 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 		header, rows := concurrent.Table(report.Results)
 		err = writeMarkdownTable(opts.IO.Out, header, rows)
 	default:
-		fmt.Fprintf(opts.IO.Out, "bench · limit %d per %v · %v per point · wall clock\n", opts.Limit, opts.Window, opts.Duration)
+		// The header and the machine line wrap to the table's width.
+		head := fmt.Sprintf("bench · limit %d per %v · %v per point · wall clock", opts.Limit, opts.Window, opts.Duration)
+		if err := textreport.WriteWrapped(opts.IO.Out, head, opts.IO.Width); err != nil {
+			return err
+		}
 		if err := writeBenchTable(opts.IO.Out, report.Results, opts.IO.Width, opts.Wide); err != nil {
 			return err
 		}
-		fmt.Fprintln(opts.IO.Out, machine)
+		if err := textreport.WriteWrapped(opts.IO.Out, machine, opts.IO.Width); err != nil {
+			return err
+		}
 		fmt.Fprintln(opts.IO.Out, wrote)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.IO.ErrOut, machine)
+	if err := textreport.WriteWrapped(opts.IO.ErrOut, machine, opts.IO.Width); err != nil {
+		return err
+	}
 	fmt.Fprintln(opts.IO.ErrOut, wrote)
 	return nil
 }

@@ -37,7 +37,7 @@ func TestRunPerKey(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"per key, nginx-limit-req", "top 1 keys by rejections", "10.0.0.1"} {
+	for _, want := range []string{"per key, nginx-limit-req", "top 1 key by rejections", "10.0.0.1"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}

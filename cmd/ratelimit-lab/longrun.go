@@ -11,6 +11,7 @@ import (
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
@@ -126,8 +127,12 @@ var queueingLimiters = map[string]struct{}{"leaky-bucket": {}, "warm-up-rate-lim
 // whose file would not fit in the free space of dir.
 func decisionsPlan(w io.Writer, dir string, approx float64, start, end time.Duration, limiters []algorithms.Limiter) error {
 	size := decisionsBytes(approx, start, end, limiters)
-	fmt.Fprintf(w, "decisions.csv: about %s (%s arrivals × %d limiters), written in place\n",
-		humanBytes(size), groupDigits(int64(approx+0.5)), len(limiters))
+	arrivals := groupDigits(int64(approx+0.5)) + " arrivals"
+	if int64(approx+0.5) == 1 {
+		arrivals = "1 arrival"
+	}
+	fmt.Fprintf(w, "decisions.csv: about %s (%s × %s), written in place\n",
+		humanBytes(size), arrivals, report.Plural(int64(len(limiters)), "limiter"))
 	if free, ok := freeBytes(dir); ok && size > float64(free) {
 		return fmt.Errorf("decisions.csv would need about %s but %s has %s free; drop --decisions, shorten the run or choose another --out",
 			humanBytes(size), dir, humanBytes(float64(free)))

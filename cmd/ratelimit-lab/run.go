@@ -61,17 +61,31 @@ func NewCmdRun(io *IOStreams, runF func(context.Context, *RunOptions) error) *co
 		Use:   "run [SCENARIO | FILE.yaml] [flags]",
 		Short: "Replay a scenario or a trace through the limiters",
 		Long: `Run replays the arrivals of a built-in scenario, a YAML scenario file or a
-recorded trace (--trace: a CSV trace or an access log, see docs/formats.md)
-through every chosen limiter on a virtual clock.
+recorded trace through every chosen limiter on a virtual clock.
+
+A trace (--trace FILE, or - for stdin) is a CSV file or an access log (see
+docs/formats.md). A CSV trace has a header: t_ms (the arrival time in
+milliseconds) first, then any of rt_ms (the recorded response time of a
+pass) and error (0 or 1, beside rt_ms): the responses breakers and
+adaptive limiters read; cost (requests a line stands for), user, priority
+(0 or 1), cpu and load1 (the signals adaptive limiters sample), and key
+columns under any other name (key, ip, route, ...) for per-key limiters.
 
 It prints a summary and writes, under --out (default out/<scenario or
-trace name>): series.csv (per-bin counts), summary.json, chart.png,
-report.html (the interactive page: zoom, hover, toggles; --html=false skips
-it) and, with --decisions, decisions.csv. Files appear only when the whole
-run succeeds. Per-key limiters (nginx-limit-req, sentinel-param, any spec
-with key=COLUMN) read a key column of the trace, also write keys.csv (one
-row per limiter and key) and list their top keys by rejections under the
-table (--top N).
+trace name>):
+  series.csv     per-bin counts (and responses, when a row has them)
+  summary.json   one object per limiter: every figure of the table
+  chart.png      the chart (--chart none skips it)
+  report.html    the interactive page: zoom, hover, toggles (--html=false
+                 skips it)
+  breaker.csv    when a row has a circuit breaker: its state changes
+  keys.csv       for per-key limiters: one row per limiter and key
+  decisions.csv  with --decisions: one row per arrival and limiter
+Files appear only when the whole run succeeds, and then the files of an
+earlier run in --out that this one does not write are removed; other files
+stay. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
+key=COLUMN) read a key column of the trace and list their top keys by
+rejections under the table (--top N).
 
 The summary is a table that fits 100 columns (or $COLUMNS): a context line,
 one row per limiter under a short name, then the full specs and any
@@ -81,7 +95,9 @@ content instead, --format csv one CSV row per limiter with every field,
 
 --fail-if FIELD OP NUMBER (repeatable) tests every limiter's summary.json
 field, e.g. --fail-if 'overshoot>1.05' or --fail-if 'pass_pct<60'
-(NAME.FIELD tests only the limiters of that name: 'leap-array.overshoot>1.1');
+(NAME.FIELD tests only the limiters with a stage of that name, any stage of
+a chain: 'leap-array.overshoot>1.1', 'circuit-breaker.breaker_opens>0'; a
+NAME no limiter of the run has is an error);
 if any holds, the run says which limiter crossed which threshold and exits
 with status 3, its files written.`,
 		Example: `  ratelimit-lab run boundary-burst
@@ -163,7 +179,11 @@ func buildLimiters(specs []string, limit float64, rs *redisSession) ([]algorithm
 	return out, nil
 }
 
-func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, out, suffix string, rs *redisSession) (_ *prepared, err error) {
+// prepareRun resolves the arrivals and builds the limiters: algos, or the
+// source's own when algos is empty. ownSpecs says that algos are the
+// command's (tune's leap-array), not specs the user wrote, so that a
+// missing limit is blamed on the missing --limit rather than on them.
+func prepareRun(src *sourceOptions, algos []string, ownSpecs bool, bin, window time.Duration, out, suffix string, rs *redisSession) (_ *prepared, err error) {
 	// Durations beyond a year would overflow the nanosecond arithmetic of
 	// bins and windows on long traces; no run needs them.
 	if bin > scenarios.MaxTime {
@@ -181,6 +201,19 @@ func prepareRun(src *sourceOptions, algos []string, bin, window time.Duration, o
 			s.cleanup()
 		}
 	}()
+	if !(s.Limit > 0) && (len(algos) == 0 || ownSpecs) {
+		// A trace has no limit of its own; the specs nobody wrote (the
+		// default limiters, tune's) take --limit.
+		what := s.Name
+		switch src.Trace {
+		case "":
+		case "-":
+			what = "the trace on stdin"
+		default:
+			what = "the trace " + src.Trace
+		}
+		return nil, fmt.Errorf("%s gives no limit: pass --limit N, the requests per second the limiters allow (for example --limit 100)", what)
+	}
 	if len(algos) > 0 {
 		s.Algorithms = algos
 	}
@@ -244,12 +277,19 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if len(ruleSpecs) > 0 {
 		algos = append(slices.Clip(algos), ruleSpecs...)
 	}
-	p, err := prepareRun(&opts.Source, algos, opts.Bin, opts.Window, opts.Out, "", rs)
+	p, err := prepareRun(&opts.Source, algos, false, opts.Bin, opts.Window, opts.Out, "", rs)
 	if err != nil {
 		return err
 	}
 	defer p.src.cleanup()
 	if err := checkRuleNeeds(imported, p.src); err != nil {
+		return err
+	}
+	specs := make([]string, len(p.limiters))
+	for i, l := range p.limiters {
+		specs[i] = l.Spec()
+	}
+	if err := report.CheckNames(specs, thresholds); err != nil {
 		return err
 	}
 	chart := plots.ChartOptions{Mode: opts.Chart, From: opts.From, To: opts.To}
@@ -272,6 +312,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer dir.Abort()
+	dir.Owns(runFiles...) // an earlier run's files this one does not write go on Commit
 
 	var parts *decisionParts
 	if opts.Decisions {
@@ -358,7 +399,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if note := stepsBackNote(stream); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
-	if note := breakerNote(res, p.cfg.Downstream); note != "" {
+	if note := breakerNote(res, p.cfg.Downstream, scenarios.StreamColumns(stream)); note != "" {
 		rep.Notes = append(rep.Notes, note)
 	}
 	if note := priorityNote(res); note != "" { // priority_note.go
@@ -368,7 +409,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	if opts.Format == "table" {
-		if err := printTopKeys(opts.IO.Out, res, keyTable, opts.Top); err != nil {
+		if err := printTopKeys(opts.IO.Out, res, keyTable, opts.Top, opts.IO.Width); err != nil {
 			return err
 		}
 	}
@@ -408,32 +449,51 @@ func failIf(io *IOStreams, res *simulator.Result, thresholds []report.Threshold)
 }
 
 // progress shows a bar on a terminal for runs longer than about a second.
+// The bar starts with the run, so that its rate (arrivals/s) is over the
+// run's elapsed time, but writes nothing until a second has passed: a bar
+// created only then would start its clock at its first tick and show a
+// rate of every arrival so far over a few microseconds.
 type progress struct {
 	enabled  bool
 	errOut   io.Writer
 	expected int64
 	start    time.Time
+	gate     *gatedWriter
 	bar      *progressbar.ProgressBar
+}
+
+// gatedWriter drops what is written until open.
+type gatedWriter struct {
+	w    io.Writer
+	open bool
+}
+
+func (g *gatedWriter) Write(b []byte) (int, error) {
+	if !g.open {
+		return len(b), nil
+	}
+	return g.w.Write(b)
 }
 
 func newProgress(io *IOStreams, quiet bool, expected int64) *progress {
 	return &progress{enabled: io.ErrTTY && !quiet, errOut: io.ErrOut, expected: expected, start: time.Now()}
 }
 
+// showAfter is how long a run goes before its bar appears.
+const showAfter = time.Second
+
 func (p *progress) update(done int64) {
 	if !p.enabled {
 		return
 	}
 	if p.bar == nil {
-		if time.Since(p.start) < time.Second {
-			return
-		}
 		max := p.expected
 		if max == 0 {
 			max = -1
 		}
+		p.gate = &gatedWriter{w: p.errOut}
 		p.bar = progressbar.NewOptions64(max,
-			progressbar.OptionSetWriter(p.errOut),
+			progressbar.OptionSetWriter(p.gate),
 			progressbar.OptionSetDescription("arrivals"),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
@@ -441,6 +501,9 @@ func (p *progress) update(done int64) {
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
+	}
+	if !p.gate.open && time.Since(p.start) >= showAfter {
+		p.gate.open = true
 	}
 	_ = p.bar.Set64(done)
 }

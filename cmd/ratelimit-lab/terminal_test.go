@@ -298,6 +298,14 @@ func TestOwnMessages(t *testing.T) {
 		{[]string{"run", "poisson", "--window", "9000h"}, "--window 9000h0m0s is longer than 8760h0m0s"},
 		{[]string{"run", "poisson", "--fail-if", "leap-aray.overshoot>1"}, `no algorithm is named "leap-aray" (did you mean "leap-array"?)`},
 		{[]string{"tune", "poisson", "--target", "0"}, "--target must be a positive overshoot"},
+		// A trace has no limit: the message names --limit, not a default
+		// spec nobody wrote (nor tune's own leap-array).
+		{[]string{"run", "--trace", "../../scenarios/examples/calls.csv"}, "the trace ../../scenarios/examples/calls.csv gives no limit: pass --limit N, the requests per second the limiters allow (for example --limit 100)"},
+		{[]string{"tune", "--trace", "../../scenarios/examples/calls.csv"}, "the trace ../../scenarios/examples/calls.csv gives no limit: pass --limit N"},
+		{[]string{"run", "--trace", "../../scenarios/examples/calls.csv", "--algo", "fixed-window"}, "fixed-window needs a limit: add limit=N to the spec"},
+		// A valid kind the run does not have would pass the gate silently.
+		{[]string{"run", "poisson", "--fail-if", "circuit-breaker.breaker_opens>0"}, `--fail-if "circuit-breaker.breaker_opens>0": no limiter of this run has a circuit-breaker stage (rows: fixed-window, leap-array,`},
+		{[]string{"run", "slow-downstream", "--fail-if", "sliding-log.passed>0"}, "no limiter of this run has a sliding-log stage (rows: leap-array, leaky-bucket, leap-array+circuit-breaker, leaky-bucket+circuit-breaker)"},
 	} {
 		out := filepath.Join(dir, strings.Join(tc.args[:2], "-"))
 		_, stderr, code := run100(t, nil, append(tc.args, "--quiet", "--out", out)...)
@@ -356,38 +364,62 @@ func TestFailIfBreakerAndRedisFields(t *testing.T) {
 		strings.Count(stderr, "crossing") != 2 {
 		t.Errorf("exit %d:\n%s", code, stderr)
 	}
+	// NAME. matches every row with a stage of that kind: a chain is named
+	// after its first stage, but its breaker is tested too.
+	for _, tc := range []struct {
+		cond    string
+		crossed []string
+	}{
+		{"circuit-breaker.breaker_opens>0", []string{"leap-array N=2+circuit-breaker: breaker_opens is 2", "leaky-bucket+circuit-breaker: breaker_opens is 2"}},
+		{"leaky-bucket.passed>0", []string{"leaky-bucket: passed is 3181", "leaky-bucket+circuit-breaker: passed is 2290"}},
+	} {
+		_, stderr, code = run100(t, nil, "run", "slow-downstream", "--quiet", "--chart", "none", "--out", dir, "--fail-if", tc.cond)
+		if code != 3 || strings.Count(stderr, "crossing") != len(tc.crossed) {
+			t.Errorf("%s: exit %d:\n%s", tc.cond, code, stderr)
+		}
+		for _, want := range tc.crossed {
+			if !strings.Contains(stderr, "ratelimit-lab: "+want+", crossing") {
+				t.Errorf("%s: stderr lacks %q:\n%s", tc.cond, want, stderr)
+			}
+		}
+	}
 	_, stderr, code = run100(t, nil, "run", "redis-race", "--quiet", "--chart", "none", "--out", dir, "--fail-if", "redis_commands>2000")
 	if code != 3 || !strings.Contains(stderr, "redis-sliding-log atomic=false: redis_commands is 3254") {
 		t.Errorf("exit %d:\n%s", code, stderr)
 	}
 }
 
-// At 80 columns too, every line fits: tables drop their last columns (and
-// say so), notes and specs wrap.
-func TestTablesFit80Columns(t *testing.T) {
+// At 80 and 60 columns too, every line fits: tables drop their last
+// columns (and say so) and, with words longer than a column (list's
+// references), break them; context lines, notes and specs wrap.
+func TestTablesFitNarrowColumns(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"list"},
-		{"tune", "poisson"},
-		{"run", "slow-downstream", "--chart", "none"},
-		{"run", "redis-race", "--chart", "none"},
-		{"run", "flapping", "--chart", "none"},
-		{"bench", "--duration", "10ms", "--goroutines", "1,8"},
-	} {
-		name := strings.Join(args, " ")
-		if args[0] != "list" {
-			args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
-		}
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS=80")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			// The output directory is the test's own temporary one.
-			if n := utf8.RuneCountInString(line); n > 80 && !strings.HasPrefix(line, "wrote ") {
-				t.Errorf("%s: a line of %d columns:\n%s", name, n, line)
+	for _, cols := range []int{80, 60} {
+		for _, args := range [][]string{
+			{"list"},
+			{"tune", "poisson"},
+			{"tune", "poisson", "--sample-counts", "3,10", "--target", "2"},
+			{"run", "slow-downstream", "--chart", "none"},
+			{"run", "redis-race", "--chart", "none"},
+			{"run", "flapping", "--chart", "none"},
+			{"run", "--trace", "../../scenarios/examples/access.log", "--key", "ip", "--limit", "2", "--algo", "token-bucket:key=ip", "--chart", "none"},
+			{"bench", "--duration", "10ms", "--goroutines", "1,8"},
+		} {
+			name := strings.Join(args, " ") + " at " + strconv.Itoa(cols)
+			if args[0] != "list" {
+				args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+			}
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				// The output directory is the test's own temporary one.
+				if n := utf8.RuneCountInString(line); n > cols && !strings.HasPrefix(line, "wrote ") {
+					t.Errorf("%s: a line of %d columns:\n%s", name, n, line)
+				}
 			}
 		}
 	}
@@ -412,10 +444,59 @@ func TestBreakerWithoutDownstreamNote(t *testing.T) {
 	if strings.Contains(stdout, "no downstream") {
 		t.Errorf("flapping has a downstream:\n%s", stdout)
 	}
+	// A trace with recorded responses has calls that fail and are slow: the
+	// note gives its figures against the breaker's thresholds, never "no
+	// downstream".
+	for _, tc := range []struct {
+		trace, algo, want string
+	}{
+		{"../../scenarios/examples/calls.csv", "circuit-breaker:strategy=slow-ratio,max-rt=1000ms",
+			"note: no circuit-breaker opened on the trace's recorded responses (rt_ms, error): circuit-breaker:\n  no call was slower than max-rt=1s (the slowest of 9 calls took 200ms)\n"},
+		{"../../scenarios/examples/calls.csv", "circuit-breaker:strategy=error-ratio,threshold=0.5",
+			"circuit-breaker: 1\n  call failed in 9 calls, never a ratio of errors above threshold=0.5 with at least min-requests=5\n  in one stat-interval=1s\n"},
+		{"../../scenarios/examples/calls.csv", "leaky-bucket+circuit-breaker:strategy=error-count,threshold=2",
+			"leaky-bucket+circuit-breaker: 1 call failed in 9 calls, never more errors than threshold=2"},
+		{"-", "circuit-breaker:strategy=error-count,threshold=3",
+			"(rt_ms): circuit-breaker: the\n  trace has no error column, so none of 2 calls failed; add one (t_ms,rt_ms,error)\n"},
+	} {
+		stdout, stderr, code := run100(t, strings.NewReader("t_ms,rt_ms\n0,5\n1,5\n"), "run", "--trace", tc.trace, "--limit", "100",
+			"--quiet", "--chart", "none", "--out", dir, "--algo", tc.algo)
+		if code != 0 || strings.Contains(stdout, "no downstream") || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%s %s: exit %d, %s\nstdout lacks %q:\n%s", tc.trace, tc.algo, code, stderr, tc.want, stdout)
+		}
+		checkFits(t, "trace breaker note", stdout)
+	}
 	// A queue's wait alone can trip a slow-ratio breaker: no note then.
 	stdout, _, _ = run100(t, nil, "run", "steady-overload", "--quiet", "--chart", "none", "--out", dir,
 		"--algo", "leaky-bucket+circuit-breaker:strategy=slow-ratio,max-rt=200ms,threshold=0.5")
 	if strings.Contains(stdout, "no downstream") || !strings.Contains(stdout, "│     1 │") {
 		t.Errorf("a breaker that opened got the note:\n%s", stdout)
+	}
+}
+
+// The summary's words and numbers at the edges: one arrival and one
+// limiter in the singular, a span under a second in milliseconds, a limit
+// of 1e300 as 1e+300 in the table, the specs and the --fail-if lines.
+func TestSummaryAtTheEdges(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := run100(t, strings.NewReader("t_ms\n0\n5\n"), "run", "--trace", "-", "--limit", "10", "--algo", "fixed-window",
+		"--quiet", "--chart", "none", "--out", dir)
+	if code != 0 || !strings.HasPrefix(stdout, "stdin · 0s to 5ms (5ms) · 2 arrivals · limit 10/s · bin 50ms · window 1s\n") {
+		t.Errorf("5 ms trace: exit %d %s\n%s", code, stderr, stdout)
+	}
+	_, stderr, code = run100(t, strings.NewReader("t_ms\n0\n"), "run", "--trace", "-", "--limit", "10", "--algo", "fixed-window",
+		"--decisions", "--quiet", "--chart", "none", "--out", dir)
+	if code != 0 || !strings.Contains(stderr, "(1 arrival × 1 limiter), written in place\n") {
+		t.Errorf("one arrival, one limiter: exit %d\n%s", code, stderr)
+	}
+	stdout, stderr, code = run100(t, nil, "run", "poisson", "--duration", "1s", "--algo", "guava-bursty:rate=1e300", "--algo", "guava-bursty:rate=1e-300",
+		"--quiet", "--chart", "none", "--out", dir, "--wide", "--fail-if", "passed<1")
+	for _, want := range []string{"guava-bursty rate=1e+300", "│   1e+300 │", "│   1e-300 │", "guava-bursty:rate=1e+300,max-burst=1s,timeout=0s\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("rate=1e300: stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != 0 || strings.Contains(stdout+stderr, "00000000000000000000") {
+		t.Errorf("rate=1e300: exit %d, a long number:\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -60,7 +60,8 @@ The sliding window behind the overshoot is --window, which defaults to
 
 It writes tune.csv (with the time per decision), tune.png and report.html
 (the same charts, interactive) under --out
-(default out/<scenario>-tune). A sample count that does not divide the
+(default out/<scenario>-tune); an earlier tune's report.html there goes
+with --html=false. A sample count that does not divide the
 interval is reported under the table and skipped; if none divides it, tune
 says so and stops. --target 1.05 names the smallest N whose overshoot is at
 most 1.05, and exits with status 3 if no N tried reaches it.
@@ -125,7 +126,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		window = opts.Interval
 	}
 	// One leap-array spec checks the limit and the interval before the run.
-	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, opts.Bin, window, opts.Out, "-tune", nil)
+	p, err := prepareRun(&opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, true, opts.Bin, window, opts.Out, "-tune", nil)
 	if err != nil {
 		return err
 	}
@@ -135,6 +136,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return err
 	}
 	defer dir.Abort()
+	dir.Owns(tuneFiles...) // an earlier run's files this one does not write go on Commit
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
 	p.src.printNotes(opts.IO.ErrOut)
@@ -163,13 +165,17 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return err
 	}
 	out := opts.IO.Out
-	fmt.Fprintf(out, "%s · leap-array at %s/s, interval %v · window %v · bin %v\n",
-		res.Scenario, report.Number(res.Limit), res.Interval, res.Window, res.Bin)
-	header, rows := simulator.TuneTable(res)
 	fit := opts.IO.Width
 	if fit <= 0 {
 		fit = report.DefaultWidth
 	}
+	// The context line wraps to the table's width, as run's does.
+	head := fmt.Sprintf("%s · leap-array at %s/s, interval %s · window %s · bin %s",
+		res.Scenario, report.Number(res.Limit), report.Duration(res.Interval), report.Duration(res.Window), report.Duration(res.Bin))
+	if err := report.WriteWrapped(out, head, fit); err != nil {
+		return err
+	}
+	header, rows := simulator.TuneTable(res)
 	table, hidden, err := report.FitTuneTable(header, rows, fit)
 	if err != nil {
 		return err
@@ -182,12 +188,15 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	}
 	for _, row := range res.Rows {
 		if row.Skipped != "" {
-			fmt.Fprintf(out, "skipped N=%d: %s\n", row.SampleCount, strings.TrimPrefix(row.Skipped, fmt.Sprintf("sample count %d ", row.SampleCount)))
+			line := fmt.Sprintf("skipped N=%d: %s", row.SampleCount, strings.TrimPrefix(row.Skipped, fmt.Sprintf("sample count %d ", row.SampleCount)))
+			if err := report.WriteWrapped(out, line, fit); err != nil {
+				return err
+			}
 		}
 	}
 	fmt.Fprintf(out, "wrote %s/{%s}\n", filepath.ToSlash(p.out), files)
 	if opts.targetSet {
-		return reportTarget(out, res, opts.Target)
+		return reportTarget(out, res, opts.Target, fit)
 	}
 	return nil
 }
@@ -221,7 +230,7 @@ func joinInts(ns []int) string {
 
 // reportTarget names the smallest N whose overshoot is at most target, or
 // returns an exit status 3 error when no N tried reaches it.
-func reportTarget(out io.Writer, res *simulator.TuneResult, target float64) error {
+func reportTarget(out io.Writer, res *simulator.TuneResult, target float64, fit int) error {
 	best := -1
 	for i, row := range res.Rows {
 		// A lower bound (late admissions) does not show the overshoot within.
@@ -241,6 +250,5 @@ func reportTarget(out io.Writer, res *simulator.TuneResult, target float64) erro
 	if row.LateAdmissions > 0 {
 		over = simulator.LowerBound + over
 	}
-	fmt.Fprintf(out, "target %s: the smallest N with overshoot ≤ %s is N=%d (overshoot %s, bucket %s)\n", t, t, row.SampleCount, over, row.Bucket)
-	return nil
+	return report.WriteWrapped(out, fmt.Sprintf("target %s: the smallest N with overshoot ≤ %s is N=%d (overshoot %s, bucket %s)", t, t, row.SampleCount, over, row.Bucket), fit)
 }

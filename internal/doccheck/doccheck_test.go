@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -327,5 +328,98 @@ func TestExtract(t *testing.T) {
 	want := []string{"list", "run boundary-burst", "run poisson --algo leap-array:sample-count=10", "version"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("extracted\n%q\nwant\n%q", got, want)
+	}
+}
+
+// quotedRE matches a quoted output in the prose of a document:
+// "`ratelimit-lab ARGS` prints `TEXT`".
+var quotedRE = regexp.MustCompile("`ratelimit-lab ([^`]+)` prints `([^`]+)`")
+
+// quote is one output the prose says a command prints.
+type quote struct {
+	line       int
+	args, text string
+}
+
+// quotes returns the quoted outputs of one markdown file, outside code
+// blocks, a paragraph's lines joined so that a quote may wrap.
+func quotes(t *testing.T, path string) []quote {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []quote
+	var para []string
+	start, inBlock := 0, false
+	flush := func() {
+		for _, m := range quotedRE.FindAllStringSubmatch(strings.Join(para, " "), -1) {
+			out = append(out, quote{line: start, args: m[1], text: strings.Join(strings.Fields(m[2]), " ")})
+		}
+		para = nil
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		trim := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trim, "```"):
+			flush()
+			inBlock = !inBlock
+		case inBlock:
+		case trim == "":
+			flush()
+		default:
+			if para == nil {
+				start = i + 1
+			}
+			para = append(para, trim)
+		}
+	}
+	flush()
+	return out
+}
+
+// TestQuotedOutputs runs every command whose output the prose quotes
+// ("`ratelimit-lab run boundary-burst --decisions` prints `decisions.csv:
+// about ...`") and checks that it prints the quote, on stdout or stderr,
+// so a quoted number cannot drift from what the lab prints.
+func TestQuotedOutputs(t *testing.T) {
+	dir := workDir(t)
+	total := 0
+	for _, file := range docFiles(t) {
+		for i, q := range quotes(t, file) {
+			total++
+			rel, _ := filepath.Rel(root, file)
+			t.Run(fmt.Sprintf("%s:%d", filepath.ToSlash(rel), q.line), func(t *testing.T) {
+				args, err := split(q.args)
+				if err != nil || redirects(args) {
+					t.Fatalf("%q is not a command the check can run", q.args)
+				}
+				if len(args) > 0 && (args[0] == "run" || args[0] == "tune" || args[0] == "bench") && !has(args, "--out") {
+					args = append(args, "--quiet", "--out", filepath.Join(dir, fmt.Sprintf("quote-%d-%d", q.line, i)))
+				}
+				cmd := exec.Command(bin, args...)
+				cmd.Dir = dir
+				out, _ := cmd.CombinedOutput()
+				if !strings.Contains(strings.Join(strings.Fields(string(out)), " "), q.text) {
+					t.Errorf("ratelimit-lab %s does not print %q; it prints:\n%s", q.args, q.text, out)
+				}
+			})
+		}
+	}
+	if total == 0 {
+		t.Fatal("found no quoted output in README.md and docs/*.md")
+	}
+}
+
+// TestQuotes checks the extraction of quoted outputs on a small document.
+func TestQuotes(t *testing.T) {
+	doc := "A run (`ratelimit-lab run poisson --decisions` prints\n`decisions.csv: about\n1 KiB`) and\n\n" +
+		"```sh\n`ratelimit-lab list` prints `x`\n```\n`ratelimit-lab list` prints the catalog.\n"
+	path := filepath.Join(t.TempDir(), "doc.md")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := quotes(t, path)
+	if len(got) != 1 || got[0] != (quote{line: 1, args: "run poisson --decisions", text: "decisions.csv: about 1 KiB"}) {
+		t.Errorf("quotes = %+v", got)
 	}
 }

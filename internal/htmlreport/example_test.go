@@ -29,7 +29,7 @@ func ExamplePage_AddRun() {
 	fmt.Println(r.Limiters[0].Label, r.Limiters[0].Color, len(r.Limiters[0].Series))
 	fmt.Println(page.Write(io.Discard))
 	// Output:
-	// demo · 0.1s · 3 arrivals · limit 10/s · bin 50ms · window 100ms
+	// demo · 100ms · 3 arrivals · limit 10/s · bin 50ms · window 100ms
 	// arrived passed blocked in_flight window_passed
 	// fixed-window #d62728 5
 	// <nil>

@@ -225,7 +225,7 @@ func TestNewColumnShowsUp(t *testing.T) {
 	if w[0] != 1 || w[1] != 2 || w[2] != 2 {
 		t.Errorf("trailing 100 ms window reads %v, want [1 2 2]", w)
 	}
-	if !strings.Contains(r.Context, "s · 0.15s · 6 arrivals · limit 10/s") {
+	if !strings.Contains(r.Context, "s · 150ms · 6 arrivals · limit 10/s") {
 		t.Errorf("context %q", r.Context)
 	}
 }
@@ -346,4 +346,13 @@ func FuzzParseNum(f *testing.F) {
 			t.Fatalf("%q: %v, ParseFloat %v", s, got, want)
 		}
 	})
+}
+
+// The page's context line counts arrivals as the terminal does.
+func TestArrivalsText(t *testing.T) {
+	for n, want := range map[string]string{"1": "1 arrival", "0": "0 arrivals", "1000": "1000 arrivals"} {
+		if got := arrivalsText(n); got != want {
+			t.Errorf("arrivalsText(%s) = %q, want %q", n, got, want)
+		}
+	}
 }

@@ -229,10 +229,10 @@ func (p *Page) AddRun(name string, f Files) error {
 		r.Context = strings.Join([]string{
 			top["scenario"],
 			report.Duration(time.Duration(math.Round(durMs * 1e6))),
-			arrived + " arrivals",
+			arrivalsText(arrived),
 			"limit " + report.Number(limit) + "/s",
-			"bin " + bin.String(),
-			"window " + time.Duration(math.Round(windowMs*1e6)).String(),
+			"bin " + report.Duration(bin),
+			"window " + report.Duration(time.Duration(math.Round(windowMs*1e6))),
 		}, " · ")
 	}
 	r.End = durMs / 1000 // until the series say where the bins end
@@ -533,3 +533,12 @@ func parseNum(b []byte) (float64, bool) {
 }
 
 var pow10 = [...]float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
+
+// arrivalsText is the context line's count of arrivals, as the terminal's:
+// "1 arrival", "1000 arrivals".
+func arrivalsText(n string) string {
+	if n == "1" {
+		return "1 arrival"
+	}
+	return n + " arrivals"
+}

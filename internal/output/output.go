@@ -4,7 +4,10 @@
 // (".series.csv.tmp-123456") and renamed into place only by Commit, so a
 // reader never sees a half-written file and an interrupted or failed run
 // leaves nothing behind: Abort removes every temporary file, and the
-// directory too if Open created it and it is empty.
+// directory too if Open created it and it is empty. Files an earlier run
+// wrote that this one does not (decisions.csv after a run without
+// --decisions) are removed by Commit too, once the new files are in place,
+// if the command named them with Owns; no other file is touched.
 //
 //	dir, err := output.Open(outPath) // fails early if outPath is unwritable
 //	if err != nil { return err }
@@ -34,6 +37,7 @@ type Dir struct {
 
 	mu     sync.Mutex
 	files  []*File
+	owned  []string // base names Commit removes when not written
 	closed bool
 }
 
@@ -115,6 +119,16 @@ func unwrapPath(err error) error {
 // Path returns the directory as given to Open.
 func (d *Dir) Path() string { return d.path }
 
+// Owns names the files the command may write in the directory (every one
+// it writes in some run: decisions.csv, chart.png, ...). Commit removes
+// those of them this run did not create, so the directory never mixes the
+// files of two runs; files not named here are never touched.
+func (d *Dir) Owns(names ...string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.owned = append(d.owned, names...)
+}
+
 // Create starts a file that will be called name (a base name, no
 // separators) in the directory once committed.
 func (d *Dir) Create(name string) (*File, error) {
@@ -191,7 +205,25 @@ func (d *Dir) Commit() error {
 			return fmt.Errorf("cannot put %s in place: %v", filepath.Join(d.path, f.name), unwrapPath(err))
 		}
 	}
+	written := map[string]bool{}
+	for _, f := range d.files {
+		written[f.name] = true
+	}
 	d.files = nil
+	// The earlier run's files that this run does not replace go, now that
+	// the new ones are in place.
+	for _, name := range d.owned {
+		if written[name] || name == "" || strings.ContainsAny(name, `/\`) {
+			continue
+		}
+		p := filepath.Join(d.path, name)
+		if st, e := os.Lstat(p); e != nil || !st.Mode().IsRegular() {
+			continue // absent, or not a file the lab wrote
+		}
+		if e := os.Remove(p); e != nil && !errors.Is(e, fs.ErrNotExist) {
+			return fmt.Errorf("cannot remove the earlier run's %s: %v; remove it by hand", p, unwrapPath(e))
+		}
+	}
 	return nil
 }
 

@@ -190,3 +190,42 @@ func TestCommitFailureCleansUp(t *testing.T) {
 		}
 	}
 }
+
+// Owns: Commit removes the owned files this run did not write, keeps the
+// ones it wrote and every file not owned; Abort removes none of them.
+func TestCommitRemovesOwnedFilesNotWritten(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		commit bool
+		want   []string
+	}{
+		{"commit", true, []string{"notes.txt", "series.csv", "sub"}},
+		{"abort", false, []string{"decisions.csv", "notes.txt", "series.csv", "sub"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			for _, n := range []string{"series.csv", "decisions.csv", "notes.txt"} {
+				os.WriteFile(filepath.Join(out, n), []byte("old"), 0o644)
+			}
+			// An owned name that is a directory is not the lab's file.
+			os.Mkdir(filepath.Join(out, "sub"), 0o755)
+			d, err := Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.Owns("series.csv", "decisions.csv", "chart.png", "sub")
+			f, _ := d.Create("series.csv")
+			f.WriteString("new")
+			if tc.commit {
+				if err := d.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				d.Abort()
+			}
+			if got := names(t, out); !slices.Equal(got, tc.want) {
+				t.Errorf("left %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

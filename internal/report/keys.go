@@ -11,34 +11,46 @@ import (
 // WriteTopKeys writes, for each row with per-key results, one line of its
 // per-key figures, its top keys by rejections (at most top) and the share
 // of all rejections the top 1% of its keys took. name gives a key id's
-// string.
-func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top int) error {
+// string. The lines of figures wrap to fit columns (DefaultWidth when 0).
+func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top, fit int) error {
+	if fit <= 0 {
+		fit = DefaultWidth
+	}
 	var b strings.Builder
+	// wrapped writes text wrapped at fit, lead spaces before it and two
+	// more before its continuation lines.
+	wrapped := func(lead int, text string) {
+		for _, l := range wrap(text, fit-lead, 2) {
+			b.WriteString(strings.Repeat(" ", lead) + l + "\n")
+		}
+	}
 	for i := range r.Algorithms {
 		a := &r.Algorithms[i]
 		k := a.Keys
 		if k == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "\nper key, %s: %d keys, %d hurt (%d innocent: never over %s per %s)",
-			a.Spec, k.DistinctKeys, k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
+		var f strings.Builder
+		fmt.Fprintf(&f, "per key, %s: %s, %d hurt (%d innocent: never over %s per %s)",
+			CompactSpec(a.Spec), Plural(int64(k.DistinctKeys), "key"), k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
 		if k.HasUsers {
-			fmt.Fprintf(&b, ", %d users hurt (%d innocent)", k.UsersHurt, k.InnocentUsersHurt)
+			fmt.Fprintf(&f, ", %s hurt (%d innocent)", Plural(int64(k.UsersHurt), "user"), k.InnocentUsersHurt)
 		}
-		fmt.Fprintf(&b, ", %d evictions", k.Figures.Evictions)
+		fmt.Fprintf(&f, ", %s", Plural(int64(k.Figures.Evictions), "eviction"))
 		if k.Figures.HasShadow {
-			fmt.Fprintf(&b, " (%+d passes against an unbounded table)", k.ExtraPassesFromEviction)
+			fmt.Fprintf(&f, " (%+d passes against an unbounded table)", k.ExtraPassesFromEviction)
 		}
 		if k.Figures.AllocFailures > 0 {
-			fmt.Fprintf(&b, ", %d could not allocate node", k.Figures.AllocFailures)
+			fmt.Fprintf(&f, ", %d could not allocate node", k.Figures.AllocFailures)
 		}
 		b.WriteString("\n")
+		wrapped(0, f.String())
 		keys, share := k.TopRejected(top)
 		if len(keys) == 0 {
 			b.WriteString("  no key was rejected\n")
 			continue
 		}
-		fmt.Fprintf(&b, "  top %d keys by rejections (the top 1%% of keys took %.1f%% of them):\n", len(keys), 100*share)
+		wrapped(2, fmt.Sprintf("top %s by rejections (the top 1%% of keys took %.1f%% of them):", Plural(int64(len(keys)), "key"), 100*share))
 		width := 0
 		for _, t := range keys {
 			width = max(width, min(len(name(t.ID)), 40))

@@ -13,6 +13,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,8 +69,8 @@ func (r *Report) Context() string {
 			Duration((res.End - res.Start).Round(time.Microsecond))),
 		plural(arrived, "arrival"),
 		"limit " + Number(res.Limit) + "/s",
-		"bin " + res.Bin.String(),
-		"window " + res.Window.String(),
+		"bin " + Duration(res.Bin),
+		"window " + Duration(res.Window),
 	}
 	if r.HasSeed {
 		parts = append(parts, "seed "+strconv.FormatUint(r.Seed, 10))
@@ -76,19 +78,49 @@ func (r *Report) Context() string {
 	return strings.Join(parts, " · ")
 }
 
-func plural(n int64, word string) string {
+func plural(n int64, word string) string { return Plural(n, word) }
+
+// Plural prints a count with its noun, singular for one: "1 limiter",
+// "7 limiters".
+func Plural(n int64, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
 	return strconv.FormatInt(n, 10) + " " + word + "s"
 }
 
-// Number prints a number in fixed notation, the shortest way that reads
-// back exactly: 500, 12.5, 1000000.
-func Number(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+// Number prints a number the shortest way that reads back exactly, in
+// fixed notation (500, 12.5, 1000000) unless that would be long: from 1e21
+// up and below 1e-6 it takes an exponent (1e+300, 2.5e-07), as JavaScript
+// prints numbers.
+func Number(x float64) string {
+	if a := math.Abs(x); a != 0 && (a >= 1e21 || a < 1e-6) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
 
-// Duration prints a duration in seconds, without float noise: 0s, 3s,
-// 1.5s, 0.05s, 21556.81459s.
+// specNumberRE is a parameter value that is a plain decimal number.
+var specNumberRE = regexp.MustCompile(`=(-?[0-9]+(?:\.[0-9]+)?)([,+]|$)`)
+
+// CompactSpec is a spec as the terminal shows it: every parameter that is a
+// number printed by Number, so rate=1e300 reads 1e+300 instead of 301
+// digits. The canonical spec (summary.json, the files) stays exact and in
+// fixed notation; this one reads back to the same limiter.
+func CompactSpec(spec string) string {
+	return specNumberRE.ReplaceAllStringFunc(spec, func(m string) string {
+		sub := specNumberRE.FindStringSubmatch(m)
+		v, err := strconv.ParseFloat(sub[1], 64)
+		if n := Number(v); err == nil && len(n) < len(sub[1]) {
+			return "=" + n + sub[2]
+		}
+		return m
+	})
+}
+
+// Duration prints a duration without float noise: in seconds from one
+// second up (3s, 1.5s, 21556.81459s), in milliseconds below (5ms, 50ms,
+// 0.25ms), 0s for none.
 func Duration(d time.Duration) string {
 	if d == 0 {
 		return "0s"
@@ -96,6 +128,9 @@ func Duration(d time.Duration) string {
 	sign := ""
 	if d < 0 {
 		sign, d = "-", -d
+	}
+	if d < time.Second {
+		return sign + strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + "ms"
 	}
 	s := strconv.FormatInt(int64(d/time.Second), 10)
 	if frac := int64(d % time.Second); frac != 0 {
@@ -150,7 +185,7 @@ func Labels(res *simulator.Result) []string {
 					continue
 				}
 				if v, ok := lookup(params[k], key); ok {
-					extra = append(extra, key+"="+v)
+					extra = append(extra, CompactSpec(key+"="+v))
 				}
 			}
 			named[k] = labels[i]
@@ -294,7 +329,7 @@ func (r *Report) specLines() []string {
 	}
 	lines := make([]string, len(labels))
 	for i, a := range r.Result.Algorithms {
-		lines[i] = labels[i] + strings.Repeat(" ", wl-width(labels[i])) + "  " + a.Spec
+		lines[i] = labels[i] + strings.Repeat(" ", wl-width(labels[i])) + "  " + CompactSpec(a.Spec)
 	}
 	return lines
 }
@@ -310,6 +345,23 @@ func wrap(text string, w, indent int) []string {
 	var lines []string
 	cur := ""
 	for _, word := range words {
+		// A word wider than a line (a spec) breaks where a spec may:
+		// after a comma, a '+', a '=' or a '-'.
+		if width(word) > w-indent {
+			if pieces := wrapCell(word, w-indent); len(pieces) > 1 {
+				if cur != "" {
+					lines = append(lines, cur)
+				}
+				for _, p := range pieces[:len(pieces)-1] {
+					if len(lines) > 0 {
+						p = strings.Repeat(" ", indent) + p
+					}
+					lines = append(lines, p)
+				}
+				cur = strings.Repeat(" ", indent) + pieces[len(pieces)-1]
+				continue
+			}
+		}
 		switch {
 		case cur == "":
 			cur = word

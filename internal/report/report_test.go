@@ -307,3 +307,92 @@ func FuzzParseThreshold(f *testing.F) {
 		}
 	})
 }
+
+// NAME. matches a limiter by any of its stages, not only the first one a
+// chain is named after; CheckNames refuses a NAME no limiter has.
+func TestThresholdMatchesEveryStage(t *testing.T) {
+	chain := "leap-array:limit=100,sample-count=2,interval=1s+circuit-breaker:strategy=slow-ratio,max-rt=200ms"
+	for _, tc := range []struct {
+		cond, spec string
+		want       bool
+	}{
+		{"overshoot>1", chain, true},
+		{"leap-array.overshoot>1", chain, true},
+		{"circuit-breaker.breaker_opens>0", chain, true},
+		{"circuit-breaker.breaker_opens>0", "circuit-breaker:strategy=error-count", true},
+		{"circuit-breaker.breaker_opens>0", "leap-array:limit=100", false},
+		{"leaky-bucket.passed>0", "guava-bursty:rate=3e+08+circuit-breaker:strategy=error-count", false},
+		{"guava-bursty.passed>0", "guava-bursty:rate=3e+08+circuit-breaker:strategy=error-count", true},
+	} {
+		th, err := ParseThreshold(tc.cond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := th.Matches(tc.spec); got != tc.want {
+			t.Errorf("%s on %s: %v, want %v", tc.cond, tc.spec, got, tc.want)
+		}
+		err = CheckNames([]string{tc.spec}, []Threshold{th})
+		if (err == nil) != tc.want {
+			t.Errorf("CheckNames(%s, %s) = %v", tc.spec, tc.cond, err)
+		}
+	}
+}
+
+// The terminal's numbers and durations stay short at the extremes, and a
+// compact spec reads back to the same numbers.
+func TestCompactNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{500, "500"}, {12.5, "12.5"}, {0.001, "0.001"}, {1000000, "1000000"}, {0, "0"},
+		{1e300, "1e+300"}, {1e21, "1e+21"}, {1e-7, "1e-07"}, {-2.5e-300, "-2.5e-300"},
+	} {
+		if got := Number(tc.x); got != tc.want {
+			t.Errorf("Number(%v) = %q, want %q", tc.x, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ d, want string }{
+		{"0s", "0s"}, {"5ms", "5ms"}, {"50ms", "50ms"}, {"250us", "0.25ms"}, {"1.3s", "1.3s"}, {"3s", "3s"}, {"-5ms", "-5ms"}, {"21556.81459s", "21556.81459s"},
+	} {
+		d, _ := time.ParseDuration(tc.d)
+		if got := Duration(d); got != tc.want {
+			t.Errorf("Duration(%s) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+	big := "1" + strings.Repeat("0", 300)
+	for _, tc := range []struct{ spec, want string }{
+		{"guava-bursty:rate=" + big + ",max-burst=1s,timeout=0s", "guava-bursty:rate=1e+300,max-burst=1s,timeout=0s"},
+		{"token-bucket:rate=" + big + ",burst=1+circuit-breaker:strategy=error-count,threshold=3", "token-bucket:rate=1e+300,burst=1+circuit-breaker:strategy=error-count,threshold=3"},
+		{"guava-bursty:rate=0.0000001", "guava-bursty:rate=1e-07"},
+		{"leap-array:limit=100,sample-count=2,interval=1s", "leap-array:limit=100,sample-count=2,interval=1s"},
+		{"nginx-limit-req:rate=2r/s,burst=1", "nginx-limit-req:rate=2r/s,burst=1"},
+	} {
+		if got := CompactSpec(tc.spec); got != tc.want {
+			t.Errorf("CompactSpec(%.60s) = %q, want %q", tc.spec, got, tc.want)
+		}
+	}
+}
+
+// A table whose words are longer than the columns could be still fits,
+// its words broken; a wrapped text breaks a spec longer than a line.
+func TestNarrowTextBreaksLongWords(t *testing.T) {
+	var b strings.Builder
+	rows := [][]string{{"warm-up-rate-limiter", "limit=limit,warm-up=10s", "Sentinel WarmUpRateLimiterController; RateLimiter.create(rate)"}}
+	if err := WriteTextTable(&b, []string{"algorithm", "parameters", "reference"}, rows, 50); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		if width(line) > 50 {
+			t.Errorf("a line of %d columns:\n%s", width(line), b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "WarmUpRate") {
+		t.Errorf("the word is lost:\n%s", b.String())
+	}
+	b.Reset()
+	WriteWrapped(&b, "for example leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5).", 30)
+	if got, want := b.String(), "for example\nleap-array+circuit-\nbreaker:strategy=error-ratio,\nthreshold=0.5).\n"; got != want {
+		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+}

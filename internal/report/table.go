@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -76,7 +77,7 @@ func Table(w io.Writer, r *Report) error {
 		} else {
 			b.WriteString("  " + labels[i] + "\n")
 			// A long spec (a chain) breaks after a comma or a "+".
-			for _, part := range wrapCell(r.Result.Algorithms[i].Spec, fit-4) {
+			for _, part := range wrapCell(CompactSpec(r.Result.Algorithms[i].Spec), fit-4) {
 				b.WriteString("    " + part + "\n")
 			}
 		}
@@ -175,7 +176,7 @@ func Markdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("\nSpecs:\n\n")
 	for i, label := range Labels(r.Result) {
-		fmt.Fprintf(&b, "- %s: `%s`\n", mdCell(label), r.Result.Algorithms[i].Spec)
+		fmt.Fprintf(&b, "- %s: `%s`\n", mdCell(label), CompactSpec(r.Result.Algorithms[i].Spec))
 	}
 	for _, group := range []struct {
 		title string
@@ -241,7 +242,9 @@ func mdCell(s string) string {
 // WriteTextTable writes a boxed table of words, every column aligned left.
 // When the table is wider than width columns (DefaultWidth when 0), its
 // widest columns are narrowed in turn, their cells wrapped at spaces and
-// after commas, until it fits (or no column can shrink below 12).
+// after commas, until it fits (or no column can shrink below 12); when a
+// word longer than its column still keeps the table too wide
+// (WarmUpRateLimiterController at 60 columns), words are broken too.
 func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) error {
 	if fit <= 0 {
 		fit = DefaultWidth
@@ -266,10 +269,17 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 	}
 	// The width a column takes once wrapped at w: a word longer than w
 	// keeps it wider.
+	hard := false // break words longer than their column
+	cellLines := func(s string, w int) []string {
+		if hard {
+			return breakWords(wrapCell(s, w), w)
+		}
+		return wrapCell(s, w)
+	}
 	wrappedWidth := func(i, w int) int {
 		m := width(header[i])
 		for _, row := range rows {
-			for _, line := range wrapCell(row[i], w) {
+			for _, line := range cellLines(row[i], w) {
 				m = max(m, width(line))
 			}
 		}
@@ -282,6 +292,12 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 			if !stuck[i] && colW[i] > minCol && (widest < 0 || colW[i] > colW[widest]) {
 				widest = i
 			}
+		}
+		if widest < 0 && !hard {
+			// Long words hold the columns: break them and go on.
+			hard = true
+			clear(stuck)
+			continue
 		}
 		if widest < 0 {
 			break
@@ -296,7 +312,7 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 	for r, row := range rows {
 		wrapped[r] = make([]string, len(row))
 		for i, c := range row {
-			wrapped[r][i] = strings.Join(wrapCell(c, colW[i]), "\n")
+			wrapped[r][i] = strings.Join(cellLines(c, colW[i]), "\n")
 		}
 	}
 	t := tablewriter.NewTable(w,
@@ -313,6 +329,29 @@ func WriteTextTable(w io.Writer, header []string, rows [][]string, fit int) erro
 		return err
 	}
 	return t.Render()
+}
+
+// breakWords cuts every line wider than w: after the last '.', '/', '(',
+// '_' or lower-to-upper case change that leaves at least half the width on
+// the line (RateLimiter.|create, WarmUpRate|Limiter), else at w.
+func breakWords(lines []string, w int) []string {
+	var out []string
+	for _, line := range lines {
+		r := []rune(line)
+		for len(r) > w {
+			cut := w
+			for i := w; i >= (w+1)/2 && i > 0; i-- {
+				if strings.ContainsRune("./(_", r[i-1]) || i < len(r) && unicode.IsLower(r[i-1]) && unicode.IsUpper(r[i]) {
+					cut = i
+					break
+				}
+			}
+			out = append(out, string(r[:cut]))
+			r = r[cut:]
+		}
+		out = append(out, string(r))
+	}
+	return out
 }
 
 // wrapCell breaks s into lines of at most w columns, after a space, a

@@ -8,18 +8,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
 // Threshold is one --fail-if condition, [NAME.]FIELD OP VALUE, tested on
-// every limiter (or on those of registry name NAME): the run fails when it
+// every limiter (or on those with a stage of registry name NAME, whichever
+// stage of a chain it is): the run fails when it
 // holds for some limiter, as k6's thresholds fail a test (but written as the
 // failing condition).
 type Threshold struct {
 	Text string // as given
-	// Name, if not empty, restricts the test to limiters of that registry
-	// name ("leap-array").
+	// Name, if not empty, restricts the test to limiters with a stage of
+	// that registry name ("leap-array", "circuit-breaker").
 	Name  string
 	Field string
 	Op    string
@@ -63,6 +65,30 @@ func ParseThreshold(s string, names ...string) (Threshold, error) {
 	return t, nil
 }
 
+// Matches reports whether the threshold tests the limiter of this spec:
+// always without a NAME, else when some stage of the spec (the limiter
+// itself, or any stage of a chain A+B) has that registry name.
+func (t Threshold) Matches(spec string) bool {
+	return t.Name == "" || slices.Contains(algorithms.StageNames(spec), t.Name)
+}
+
+// CheckNames returns a one-line error for the first threshold whose NAME
+// matches none of specs (the run's limiters), so that a gate on a kind the
+// run does not have fails before anything runs instead of passing.
+func CheckNames(specs []string, thresholds []Threshold) error {
+	for _, t := range thresholds {
+		if t.Name == "" || slices.ContainsFunc(specs, t.Matches) {
+			continue
+		}
+		rows := make([]string, len(specs))
+		for i, s := range specs {
+			rows[i] = strings.Join(algorithms.StageNames(s), "+")
+		}
+		return fmt.Errorf("--fail-if %q: no limiter of this run has a %s stage (rows: %s), so it could never fail; add one with --algo or drop %q", t.Text, t.Name, strings.Join(rows, ", "), t.Name+".")
+	}
+	return nil
+}
+
 // holds reports whether x OP Value.
 func (t Threshold) holds(x float64) bool {
 	switch t.Op {
@@ -91,7 +117,7 @@ type Crossing struct {
 }
 
 func (c Crossing) String() string {
-	return fmt.Sprintf("%s: %s is %s, crossing --fail-if '%s' (%s)", c.Label, c.Threshold.Field, c.Value, c.Threshold.Text, c.Spec)
+	return fmt.Sprintf("%s: %s is %s, crossing --fail-if '%s' (%s)", c.Label, c.Threshold.Field, c.Value, c.Threshold.Text, CompactSpec(c.Spec))
 }
 
 // Check tests every threshold on every limiter of res, with the values
@@ -123,7 +149,7 @@ func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 		}
 		for _, t := range thresholds {
 			raw, ok := values[t.Field]
-			if !ok || t.Name != "" && t.Name != res.Algorithms[i].Name {
+			if !ok || !t.Matches(res.Algorithms[i].Spec) {
 				continue
 			}
 			x, _ := strconv.ParseFloat(raw, 64)
