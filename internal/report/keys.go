@@ -11,17 +11,23 @@ import (
 // WriteTopKeys writes, for each row with per-key results, one line of its
 // per-key figures, its top keys by rejections (at most top) and the share
 // of all rejections the top 1% of its keys took. name gives a key id's
-// string.
-func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top int) error {
-	var b strings.Builder
+// string. Rows go by their table name (the specs are listed under the
+// table) and every line is wrapped to fit columns (DefaultWidth when 0).
+func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top, fit int) error {
+	if fit <= 0 {
+		fit = DefaultWidth
+	}
+	var out strings.Builder
+	labels := Labels(r)
 	for i := range r.Algorithms {
 		a := &r.Algorithms[i]
 		k := a.Keys
 		if k == nil {
 			continue
 		}
+		var b strings.Builder
 		fmt.Fprintf(&b, "\nper key, %s: %d keys, %d hurt (%d innocent: never over %s per %s)",
-			a.Spec, k.DistinctKeys, k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
+			labels[i], k.DistinctKeys, k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
 		if k.HasUsers {
 			fmt.Fprintf(&b, ", %d users hurt (%d innocent)", k.UsersHurt, k.InnocentUsersHurt)
 		}
@@ -53,11 +59,29 @@ func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top
 				over = "  innocent"
 			}
 			fmt.Fprintf(&b, "  %-*s  %d rejected of %d, first at %s, evicted %d%s\n",
-				width, n, t.Stat.Rejected, t.Stat.Requests, t.Stat.FirstReject, t.Stat.Evicted, over)
+				width, n, t.Stat.Rejected, t.Stat.Requests, simulator.TableDuration(t.Stat.FirstReject), t.Stat.Evicted, over)
+		}
+		fitLines(&out, b.String(), fit)
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+// fitLines writes text's lines, each as it is when it fits fit columns,
+// else wrapped at spaces with the continuation lines indented four more
+// than the line.
+func fitLines(b *strings.Builder, text string, fit int) {
+	for _, line := range strings.SplitAfter(text, "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		if width(body) <= fit {
+			b.WriteString(line)
+			continue
+		}
+		lead := len(body) - len(strings.TrimLeft(body, " "))
+		for _, l := range wrap(body, fit-lead, 4) {
+			b.WriteString(strings.Repeat(" ", lead) + l + "\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func fmtNum(v float64) string {
