@@ -103,8 +103,10 @@ func (o ChartOptions) minHeight(res *simulator.Result) int {
 
 // Chart draws chart.png for a run: in panels mode one panel per limiter —
 // arrival rate in grey, pass rate in the limiter's colour, the limit dashed
-// and, for queueing limiters, the mean wait on a right-hand scale — stacked
-// on a shared time axis; in overlay mode every pass rate in one panel.
+// and, for queueing limiters, the mean wait on a right-hand scale; under an
+// adaptive row's panel its calls in flight and limit, then its RT p99 and
+// CPU (adaptive.go) — stacked on a shared time axis; in overlay mode every
+// pass rate in one panel.
 func Chart(w io.Writer, res *simulator.Result, opts ChartOptions) error {
 	return ChartContext(context.Background(), w, res, opts)
 }
