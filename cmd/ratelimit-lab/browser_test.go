@@ -508,7 +508,7 @@ func TestLongReportInBrowser(t *testing.T) {
 	// data) until every chart has drawn its first view, and the same from
 	// the navigation's start (reading and parsing the file).
 	type timing struct {
-		FirstDraw      *float64 `json:"firstDraw"`
+		FirstDraw       *float64 `json:"firstDraw"`
 		SinceNavigation *float64 `json:"sinceNavigation"`
 	}
 	tm, err := chromedp.Run(ctx, chromedp.Evaluate[timing](`({firstDraw: window.ratelimitLab.firstDraw, sinceNavigation: window.ratelimitLab.firstDrawSinceNavigation})`))
