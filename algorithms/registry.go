@@ -23,7 +23,10 @@ type ParamInfo struct {
 
 // Info describes one limiter for listings.
 type Info struct {
-	Name      string
+	Name string
+	// Family is the group the limiter belongs to ("windows", "gateways",
+	// "per-key", "adaptive", ...), as the root --help describes them.
+	Family    string
 	Aliases   []string
 	Summary   string
 	Reference string
@@ -164,15 +167,23 @@ var (
 // them: the core table below, then each family's own table, declared in
 // that family's file (one line here per family).
 var kinds = slices.Concat(
-	coreKinds,
-	gatewayKinds,
-	keyedKinds,
-	adaptiveKinds,
+	coreKinds, // each sets its own Family
+	inFamily("gateways", gatewayKinds),
+	inFamily("per-key", keyedKinds),
+	inFamily("adaptive", adaptiveKinds),
 )
+
+// inFamily sets the Family of every kind in a family's table.
+func inFamily(family string, ks []kind) []kind {
+	for i := range ks {
+		ks[i].info.Family = family
+	}
+	return ks
+}
 
 var coreKinds = []kind{
 	{
-		info: Info{Name: "fixed-window", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count+1 ≤ limit",
+		info: Info{Name: "fixed-window", Family: "windows", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count+1 ≤ limit",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
@@ -187,7 +198,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leap-array", Aliases: []string{"sliding-window"},
+		info: Info{Name: "leap-array", Family: "windows", Aliases: []string{"sliding-window"},
 			Summary:   "Sentinel's bucketed sliding window (LeapArray) with DefaultController: QPS grade, reject",
 			Reference: "Alibaba Sentinel 1.8 DefaultController on a StatisticNode; flavor=go: sentinel-golang Direct + Reject"},
 		params: []param{pQPS, pSampleCount, pInterval, pOccupy, pFlavor},
@@ -214,7 +225,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "sliding-log", Summary: "exact sliding log: pass iff passes in (t − window, t] + 1 ≤ limit",
+		info: Info{Name: "sliding-log", Family: "windows", Summary: "exact sliding log: pass iff passes in (t − window, t] + 1 ≤ limit",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow,
 			p("history", "10s", "how far back the clock may step and still get exact decisions (memory: about limit·(1+history/window) timestamps)", kindDuration)},
@@ -231,7 +242,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "token-bucket", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
+		info: Info{Name: "token-bucket", Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
 			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, 1)"},
 		params: []param{
 			p("rate", "", "tokens per second, may be fractional", kindFloat),
@@ -269,7 +280,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leaky-bucket", Aliases: []string{"throttling"},
+		info: Info{Name: "leaky-bucket", Family: "Sentinel", Aliases: []string{"throttling"},
 			Summary:   "Sentinel's ThrottlingController: uniform pacing with a bounded queue",
 			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController); flavor=go: sentinel-golang Direct + Throttling"},
 		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pOccupyIgn, pFlavor},
@@ -294,7 +305,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
+		info: Info{Name: "warm-up", Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
 			Reference: "Alibaba Sentinel 1.8 WarmUpController; flavor=go: sentinel-golang WarmUp + Reject"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
@@ -320,7 +331,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up-rate-limiter", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
+		info: Info{Name: "warm-up-rate-limiter", Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
 			Reference: "Alibaba Sentinel 1.8 WarmUpRateLimiterController; flavor=go: sentinel-golang WarmUp + Throttling"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pMaxQueue,
 			p("sample-count", "2", "flavor=go only: buckets of the statistic the warm-up reads", kindInt),
@@ -355,7 +366,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-bursty", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(1, timeout)",
+		info: Info{Name: "guava-bursty", Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(1, timeout)",
 			Reference: "Guava 33 RateLimiter.create(rate) (SmoothBursty), tryAcquire(1, timeout) or acquire() for timeout=inf"},
 		params: []param{pRate, p("max-burst", "1s", "seconds of permits an idle limiter stores (maxBurstSeconds)", kindDuration), pGuavaTimeout},
 		build: func(a *args) (Limiter, error) {
@@ -371,7 +382,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-warming-up", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(1, timeout)",
+		info: Info{Name: "guava-warming-up", Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(1, timeout)",
 			Reference: "Guava 33 RateLimiter.create(rate, warmupPeriod) with coldFactor (SmoothWarmingUp), tryAcquire(1, timeout) or acquire() for timeout=inf"},
 		params: []param{pRate, p("warm-up", "-", "warm-up period (warmupPeriod), required, truncated to whole µs", kindDuration),
 			p("cold-factor", "3", "cold interval / stable interval, larger than 1", kindFloat), pGuavaTimeout},
@@ -392,7 +403,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "uber", Summary: "go.uber.org/ratelimit: every request passes and sleeps until its turn, up to slack requests at once after idling",
+		info: Info{Name: "uber", Family: "buckets", Summary: "go.uber.org/ratelimit: every request passes and sleeps until its turn, up to slack requests at once after idling",
 			Reference: "go.uber.org/ratelimit v0.3.1 New(rate, WithSlack(slack)).Take(), Per 1 s; wait = the Sleep duration"},
 		params: []param{p("rate", "", "Takes per second, a whole number", kindInt), p("slack", "10", "unspent permissions kept for a burst (0 is WithoutSlack)", kindInt)},
 		build: func(a *args) (Limiter, error) {
@@ -407,7 +418,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "sliding-window-counter", Summary: "Cloudflare's approximation: prev·(W − elapsed)/W + curr; pass iff estimate + 1 ≤ limit",
+		info: Info{Name: "sliding-window-counter", Family: "windows", Summary: "Cloudflare's approximation: prev·(W − elapsed)/W + curr; pass iff estimate + 1 ≤ limit",
 			Reference: "the definition (Cloudflare's sliding-window counter, windows aligned at t = 0)"},
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
@@ -422,7 +433,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "seed-ring", Summary: "seed 002's printed ring of buckets, with its clamp that re-wipes the ring after a long idle gap; pass iff total < limit",
+		info: Info{Name: "seed-ring", Family: "windows", Summary: "seed 002's printed ring of buckets, with its clamp that re-wipes the ring after a long idle gap; pass iff total < limit",
 			Reference: "seed 002 §3.1 SlidingWindowRateLimiter, as printed"},
 		params: []param{pLimit, p("window", "1s", "window (window_ms), whole ms", kindDuration), p("buckets", "100", "bucket_count; bucket_ms = window_ms // buckets", kindInt)},
 		build: func(a *args) (Limiter, error) {
@@ -438,7 +449,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "decaying-window", Summary: "weighted window: older buckets fade by exp(−age/decay); pass iff weighted count + 1 ≤ limit",
+		info: Info{Name: "decaying-window", Family: "windows", Summary: "weighted window: older buckets fade by exp(−age/decay); pass iff weighted count + 1 ≤ limit",
 			Reference: "the definition (seed 002 §3.4's weighted window, as docs/algorithms.md defines it)"},
 		params: []param{pLimit, pWindow, p("buckets", "10", "buckets in the window, must divide it", kindInt), p("decay", "500ms", "decay constant", kindDuration)},
 		build: func(a *args) (Limiter, error) {
@@ -455,7 +466,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "circuit-breaker",
+		info: Info{Name: "circuit-breaker", Family: "breakers",
 			Summary:   "Sentinel's circuit breaker: CLOSED → OPEN → HALF_OPEN (one probe) on slow calls or errors; put it last in a chain FLOW+circuit-breaker:...",
 			Reference: "Alibaba Sentinel 1.8 ResponseTimeCircuitBreaker / ExceptionCircuitBreaker (DegradeRule)"},
 		params: []param{

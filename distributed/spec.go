@@ -127,6 +127,7 @@ func List() []algorithms.Info {
 	out := make([]algorithms.Info, len(kinds))
 	for i, k := range kinds {
 		out[i] = k.info
+		out[i].Family = "Redis"
 		for _, p := range append(slices.Clone(k.params), common...) {
 			out[i].Params = append(out[i].Params, algorithms.ParamInfo{Key: p.key, Default: p.def, Help: p.help})
 		}

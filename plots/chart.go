@@ -93,17 +93,20 @@ func (o ChartOptions) minHeight(res *simulator.Result) int {
 	if o.Mode == ModeOverlay {
 		return 120 + 300
 	}
-	n := o.panels(res)
+	n := float64(o.panels(res))
 	if simulator.HasKeys(res) {
 		n++ // the keys-hurt panel (keys.go)
 	}
-	return 120 + 140*n
+	n += float64(adaptiveRows(res)) * (concurrencyShare + signalsShare) // adaptive.go
+	return 120 + int(math.Ceil(140*n))
 }
 
 // Chart draws chart.png for a run: in panels mode one panel per limiter —
 // arrival rate in grey, pass rate in the limiter's colour, the limit dashed
-// and, for queueing limiters, the mean wait on a right-hand scale — stacked
-// on a shared time axis; in overlay mode every pass rate in one panel.
+// and, for queueing limiters, the mean wait on a right-hand scale; under an
+// adaptive row's panel its calls in flight and limit, then its RT p99 and
+// CPU (adaptive.go) — stacked on a shared time axis; in overlay mode every
+// pass rate in one panel.
 func Chart(w io.Writer, res *simulator.Result, opts ChartOptions) error {
 	return ChartContext(context.Background(), w, res, opts)
 }
@@ -135,7 +138,8 @@ func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts 
 	overlay := opts.Mode == ModeOverlay
 	header := headerItems(data, overlay)
 	if !overlay {
-		header = append(header, chainKeyItems(res)...) // plots/breaker.go
+		header = append(header, chainKeyItems(res)...)     // plots/breaker.go
+		header = append(header, adaptiveKeyItems(data)...) // plots/adaptive.go
 	} else {
 		header = append(header, breakerKeyItems(res)...)
 	}
@@ -146,6 +150,10 @@ func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts 
 		body := panelHeight(len(data)) * len(data)
 		if !overlay && simulator.HasKeys(res) {
 			body += panelHeight(len(data) + 1) // the keys-hurt panel (keys.go)
+		}
+		if !overlay {
+			// The adaptive rows' sub-panels (adaptive.go).
+			body += int(float64(panelHeight(len(data))*adaptiveRows(res)) * (concurrencyShare + signalsShare))
 		}
 		if overlay {
 			body = DefaultOverlayPlot
@@ -158,16 +166,24 @@ func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts 
 	drawHeader(dc, title, header)
 	body := draw.Crop(dc, 0, 0, 0, -hdrH)
 
-	var plots [][]*plot.Plot
+	var plots []*plot.Plot
+	var weights []float64
 	if overlay {
-		plots = [][]*plot.Plot{{overlayPlot(data, res, from, to, width)}}
+		plots, weights = []*plot.Plot{overlayPlot(data, res, from, to, width)}, []float64{1}
 	} else {
 		kp := keysPanel(data, res, from, to, width) // plots/keys.go
 		for i := range data {
-			plots = append(plots, []*plot.Plot{panelPlot(&data[i], res, from, to, width, i == len(data)-1 && kp == nil)})
+			d := &data[i]
+			last := i == len(data)-1 && kp == nil
+			plots = append(plots, panelPlot(d, res, from, to, width, last && !d.isAdaptive()))
+			weights = append(weights, 1)
+			if d.isAdaptive() { // plots/adaptive.go
+				plots = append(plots, concurrencyPlot(d, from, to, width, false), signalsPlot(d, from, to, width, last))
+				weights = append(weights, concurrencyShare, signalsShare)
+			}
 		}
 		if kp != nil {
-			plots = append(plots, []*plot.Plot{kp})
+			plots, weights = append(plots, kp), append(weights, 1)
 		}
 	}
 	tiles := draw.Tiles{
@@ -175,12 +191,12 @@ func ChartContext(ctx context.Context, w io.Writer, res *simulator.Result, opts 
 		PadY:   px(14),
 		PadTop: px(4), PadBottom: px(8), PadLeft: px(10), PadRight: px(14),
 	}
-	canvases := plot.Align(plots, tiles, body)
+	canvases := stackAlign(plots, weights, tiles, body)
 	for j := range plots {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		plots[j][0].Draw(canvases[j][0])
+		plots[j].Draw(canvases[j])
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -44,6 +44,14 @@ type PanelData struct {
 	// Goodput is the rate of responses without error or timeout per
 	// point (adaptive rows only; nil otherwise).
 	Goodput []float64
+	// InFlight and AdaptiveLimit are the adaptive stage's calls in flight
+	// and current limit (series.csv's in_flight and limit, the column
+	// means when Reduced), RTP99Ms its responses' p99 in ms (rt_p99_ms,
+	// the column's largest) and CPU its CPU signal, 0–1 (cpu): adaptive
+	// rows only (nil otherwise), NaN where the series has no value (the
+	// line breaks). HasLimit and HasCPU tell whether any point has one.
+	InFlight, AdaptiveLimit, RTP99Ms, CPU []float64
+	HasLimit, HasCPU                      bool
 	// XEnd is where the last point's step ends, in seconds.
 	XEnd float64
 	// Reduced is true when the bins outnumber the chart's pixel columns:
@@ -164,6 +172,12 @@ func ChartData(res *simulator.Result, opts ChartOptions) []PanelData {
 			pd.RTMs = append(pd.RTMs, rt)
 			if a.Chain != nil && a.Chain.Adaptive {
 				pd.Goodput = append(pd.Goodput, c.Goodput)
+				pd.InFlight = append(pd.InFlight, valueIf(c.InFlight, c.Sampled > 0))
+				pd.AdaptiveLimit = append(pd.AdaptiveLimit, valueIf(c.Limit, c.Limits > 0))
+				pd.RTP99Ms = append(pd.RTP99Ms, valueIf(c.RTP99Ms, c.Completed > 0))
+				pd.CPU = append(pd.CPU, valueIf(c.CPU, c.CPUs > 0))
+				pd.HasLimit = pd.HasLimit || c.Limits > 0
+				pd.HasCPU = pd.HasCPU || c.CPUs > 0
 			}
 			pd.XEnd = c.To.Seconds()
 		}
@@ -175,6 +189,14 @@ func ChartData(res *simulator.Result, opts ChartOptions) []PanelData {
 		out[i] = pd
 	}
 	return out
+}
+
+// valueIf is v when ok, else NaN (no value: a gap in the line).
+func valueIf(v float64, ok bool) float64 {
+	if ok {
+		return v
+	}
+	return math.NaN()
 }
 
 // summary is the key-figure line of a panel, e.g.

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -44,9 +45,15 @@ const chunkPoints = 64
 
 func (l *line) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
-	pts := make([]vg.Point, len(l.xys))
-	for i, p := range l.xys {
-		pts[i] = vg.Point{X: trX(p.X), Y: trY(p.Y)}
+	pts := make([]vg.Point, 0, len(l.xys))
+	for _, p := range l.xys {
+		if math.IsNaN(p.Y) {
+			// No value (an adaptive series between samples): a gap.
+			strokeChunked(c, l.sty, pts)
+			pts = pts[:0]
+			continue
+		}
+		pts = append(pts, vg.Point{X: trX(p.X), Y: trY(p.Y)})
 	}
 	strokeChunked(c, l.sty, pts)
 }

@@ -69,6 +69,16 @@ func newWaitAxis(series []waitSeries, clr color.Color) *waitAxis {
 	return &waitAxis{series: series, top: top, ticks: ticks, tick: tk, label: lbl, text: "mean wait (ms)", color: clr}
 }
 
+// setTop fixes the axis's top (a 0–1 CPU axis) and its ticks.
+func (w *waitAxis) setTop(top float64) {
+	w.top, w.ticks = top, nil
+	for _, t := range (linearTicks{target: 2}).Ticks(0, top) {
+		if t.Label != "" {
+			w.ticks = append(w.ticks, t)
+		}
+	}
+}
+
 // labelOffset is how far right of the data area the axis label starts.
 func (w *waitAxis) labelOffset() vg.Length {
 	var maxW vg.Length

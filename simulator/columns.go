@@ -1,6 +1,9 @@
 package simulator
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // TrailingWindow returns, for every bin i of bins, the passes admitted in
 // the k bins ending with it (bins i−k+1 … i; bins before the first count
@@ -66,6 +69,44 @@ type Column struct {
 	// Goodput is the mean rate of responses without error or timeout
 	// (completed − errors) over the column's bins, per second.
 	Goodput float64
+	// The adaptive signals, series.csv's in_flight, limit, rt_p99_ms and
+	// cpu: InFlight and Limit are the means over the column's sampled bins
+	// (Bin.Sampled; Sampled counts them, Limits those with a limit), CPU
+	// the mean over its bins with a CPU signal (CPUs counts them), and
+	// RTP99Ms the largest bin RT p99 in ms (as merged bins keep it; no
+	// value when Completed is 0).
+	InFlight, Limit, CPU, RTP99Ms float64
+	Sampled, Limits, CPUs         int
+}
+
+// addSignals adds one bin's adaptive signals to the column (sums, divided
+// by endSignals).
+func (c *Column) addSignals(b *Bin) {
+	if b.Sampled {
+		c.Sampled++
+		c.InFlight += float64(b.InFlight)
+		if !math.IsNaN(b.Limit) {
+			c.Limits++
+			c.Limit += b.Limit
+		}
+	}
+	if b.HasCPU {
+		c.CPUs++
+		c.CPU += float64(b.CPU)
+	}
+	c.RTP99Ms = max(c.RTP99Ms, ms(b.RTP99))
+}
+
+func (c *Column) endSignals() {
+	if c.Sampled > 0 {
+		c.InFlight /= float64(c.Sampled)
+	}
+	if c.Limits > 0 {
+		c.Limit /= float64(c.Limits)
+	}
+	if c.CPUs > 0 {
+		c.CPU /= float64(c.CPUs)
+	}
 }
 
 // Columns reduces one limiter's bins overlapping [from, to) to at most n
@@ -120,6 +161,8 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 			c.Completed = b.Completed
 			c.Borrowed = float64(b.Borrowed) / binS
 			c.Goodput = float64(b.Completed-b.Errors) / binS
+			c.addSignals(&b)
+			c.endSignals()
 			out = append(out, c)
 		}
 		return out
@@ -147,6 +190,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		}
 		cur.Completed = completed
 		cur.Goodput = float64(good) / binS / k
+		cur.endSignals()
 		out = append(out, cur)
 	}
 	for j := lo; j < hi; j++ {
@@ -173,6 +217,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		rtSum += b.RTSum
 		completed += b.Completed
 		good += b.Completed - b.Errors
+		cur.addSignals(&b)
 	}
 	flush()
 	if len(out) > 0 {

@@ -297,14 +297,15 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 			over,
 			smooth,
 			itoa(a.PeakBinPassed),
-			shortDur(a.WaitP50),
-			shortDur(a.WaitP99),
-			shortDur(a.WaitMax),
+			TableDuration(a.WaitP50),
+			TableDuration(a.WaitP99),
+			TableDuration(a.WaitMax),
 			strconv.Itoa(a.StateBytes),
 			strconv.FormatFloat(a.NsPerDecision, 'f', 1, 64),
 		})
 	}
 	header, rows = appendChainColumns(r, header, rows)
+	header, rows = appendKeyColumns(r, header, rows)
 	return header, rows
 }
 
@@ -316,6 +317,46 @@ func fmtTableNumber(x float64) string {
 		return strconv.FormatFloat(x, 'g', 4, 64)
 	}
 	return strconv.FormatFloat(x, 'f', 1, 64)
+}
+
+// appendKeyColumns adds "keys hurt" and "innocent hurt" (keys rejected at
+// least once, and those of them never over the nominal limit) to the run
+// table when a row limits per key; rows without keys get "-".
+func appendKeyColumns(r *Result, header []string, rows [][]string) ([]string, [][]string) {
+	keyed := false
+	for i := range r.Algorithms {
+		keyed = keyed || r.Algorithms[i].Keys != nil
+	}
+	if !keyed {
+		return header, rows
+	}
+	header = append(header, "keys hurt", "innocent hurt")
+	for i := range rows {
+		k := r.Algorithms[i].Keys
+		if k == nil {
+			rows[i] = append(rows[i], "-", "-")
+			continue
+		}
+		rows[i] = append(rows[i], itoa(k.KeysHurt), itoa(k.InnocentKeysHurt))
+	}
+	return header, rows
+}
+
+// TableDuration prints a measured duration for a table cell to four
+// significant digits (119.8ms, not 119.832576ms; 1.235s; 60ms); 0 is "0".
+func TableDuration(d time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	a := d
+	if a < 0 {
+		a = -a
+	}
+	unit := time.Duration(1)
+	for p := time.Duration(10000); p <= a; p *= 10 {
+		unit *= 10
+	}
+	return d.Round(unit).String()
 }
 
 // LowerBound marks a number that is only a lower bound: "≥102".
@@ -341,7 +382,7 @@ func TuneTable(t *TuneResult) (header []string, rows [][]string) {
 		}
 		rows = append(rows, []string{
 			strconv.Itoa(row.SampleCount),
-			shortDur(row.Bucket),
+			TableDuration(row.Bucket),
 			itoa(row.Passed),
 			strconv.FormatFloat(row.PassedPct, 'f', 1, 64),
 			maxw,

@@ -108,7 +108,31 @@ func appendChainColumns(r *Result, header []string, rows [][]string) ([]string, 
 		if c.Breaker != "" {
 			opens = itoa(c.Opens)
 		}
-		rows[i] = append(rows[i], opens, itoa(c.Errors), shortDur(c.RTP99))
+		rows[i] = append(rows[i], opens, itoa(c.Errors), TableDuration(c.RTP99))
+	}
+	return appendAdaptiveColumns(r, header, rows)
+}
+
+// appendAdaptiveColumns adds, for a run with an adaptive row, what the
+// closed loop is judged by: "goodput" (passes completed without error or
+// timeout, attempts included), "attempts/req" (the retry amplification),
+// "retries" and "timeouts".
+func appendAdaptiveColumns(r *Result, header []string, rows [][]string) ([]string, [][]string) {
+	if !HasAdaptive(r) {
+		return header, rows
+	}
+	header = append(header, "goodput", "attempts/req", "retries", "timeouts")
+	for i := range rows {
+		c := r.Algorithms[i].Chain
+		if c == nil {
+			rows[i] = append(rows[i], "-", "-", "-", "-")
+			continue
+		}
+		attempts := "-"
+		if c.Requests > 0 {
+			attempts = strconv.FormatFloat(float64(c.Requests+c.Retries)/float64(c.Requests), 'f', 2, 64)
+		}
+		rows[i] = append(rows[i], itoa(c.Goodput), attempts, itoa(c.Retries), itoa(c.Timeouts))
 	}
 	return header, rows
 }

@@ -194,10 +194,11 @@ func writeKeysCSV(dir interface {
 }
 
 // printTopKeys writes, under the table, each keyed row's top keys by
-// rejections and the share the top 1% of keys took.
-func printTopKeys(w io.Writer, res *simulator.Result, table *scenarios.KeyTable, top, width int) error {
+// rejections and the share the top 1% of keys took, within the terminal's
+// width.
+func printTopKeys(io *IOStreams, res *simulator.Result, table *scenarios.KeyTable, top int) error {
 	if table == nil || top <= 0 {
 		return nil
 	}
-	return report.WriteTopKeys(w, res, table.Name, top, width)
+	return report.WriteTopKeys(io.Out, res, table.Name, top, io.Width)
 }

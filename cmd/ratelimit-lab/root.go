@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -100,13 +101,69 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 	return root
 }
 
+// familyBlurbs describes each family of the registry (algorithms.Info's
+// Family) for the root --help. rootLong lists the families in the
+// registry's order, so a family the registry gains shows up by itself
+// (with only its limiters' names until it is described here).
+var familyBlurbs = map[string]string{
+	"windows": "a fixed window, Sentinel's LeapArray sliding window (its " +
+		"prioritized requests borrowing from the next bucket), a sliding log, a " +
+		"sliding-window counter, and the seed articles' ring and decaying window",
+	"buckets": "a token bucket (golang.org/x/time/rate), Guava's SmoothBursty " +
+		"and SmoothWarmingUp, uber-go/ratelimit",
+	"Sentinel": "its throttling (leaky bucket) and its two warm-up controllers, " +
+		"Java 1.8 or sentinel-golang (flavor=go)",
+	"breakers": "Sentinel's circuit breakers (slow ratio, error ratio, error " +
+		"count), alone or last in a chain A+B+...",
+	"gateways": "the limiters of Envoy (local_ratelimit), Traefik, HAProxy, Kong, " +
+		"resilience4j and Bucket4j, each exact to its current source",
+	"per-key": "nginx's limit_req with its zone, Sentinel's hot-parameter rules, " +
+		"and any single-key spec with key=COLUMN (one limiter per key, an LRU " +
+		"of capacity=N keys)",
+	"adaptive": "concurrency limits and adaptive protection on a closed loop " +
+		"(timeouts, retries, a downstream that slows): Sentinel's thread and " +
+		"system rules, aegis BBR, Netflix's AIMD, Vegas and Gradient2, Envoy's " +
+		"adaptive concurrency, and none (no protection, to compare with)",
+	"Redis": "limiters shared by several instances through one Redis (fixed " +
+		"window, sliding log, bucketed, GCRA, or your own Lua script)",
+}
+
+// registryFamilies is every Family of the registry, in its order.
+func registryFamilies() []string {
+	var fams []string
+	for _, a := range append(algorithms.List(), distributed.List()...) {
+		if !slices.Contains(fams, a.Family) {
+			fams = append(fams, a.Family)
+		}
+	}
+	return fams
+}
+
 // rootLong is the root command's description: what the lab does, its
 // families of limiters, and every limiter the registry builds (listed from
 // the registry, so a new one shows up here by itself).
 func rootLong() string {
 	var names []string
+	members := map[string][]string{}
 	for _, a := range append(algorithms.List(), distributed.List()...) {
 		names = append(names, a.Name)
+		members[a.Family] = append(members[a.Family], a.Name)
+	}
+	var fams strings.Builder
+	for _, f := range registryFamilies() {
+		blurb := familyBlurbs[f]
+		if blurb == "" {
+			blurb = strings.Join(members[f], ", ")
+		}
+		var b strings.Builder
+		report.WriteWrapped(&b, blurb, 78-14)
+		for i, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+			head := ""
+			if i == 0 {
+				head = f
+			}
+			fmt.Fprintf(&fams, "  %-11s %s\n", head, line)
+		}
 	}
 	var every strings.Builder
 	report.WriteWrapped(&every, "Every limiter: "+strings.Join(names, ", ")+".", 78)
@@ -115,19 +172,12 @@ algorithms on a virtual clock and shows, 50 ms by 50 ms, what each one lets
 through. For the same arrivals each limiter makes exactly the decisions its
 reference makes. The families:
 
-  windows     a fixed window, Sentinel's LeapArray sliding window, a sliding
-              log, a sliding-window counter, and the seed articles' ring and
-              decaying window
-  buckets     a token bucket (golang.org/x/time/rate), Guava's SmoothBursty
-              and SmoothWarmingUp, uber-go/ratelimit
-  Sentinel    its throttling (leaky bucket) and its two warm-up controllers,
-              Java 1.8 or sentinel-golang (flavor=go)
-  breakers    Sentinel's circuit breakers (slow ratio, error ratio, error
-              count), alone or last in a chain A+B+...
-  Redis       limiters shared by several instances through one Redis (fixed
-              window, sliding log, bucketed, GCRA, or your own Lua script)
-
+` + fams.String() + `
 ` + every.String() + `'ratelimit-lab list' gives their parameters and references.
+'ratelimit-lab rules FILE' reads the rules you already run (Sentinel,
+sentinel-golang, nginx, Ingress, Envoy, Spring, Traefik, Kong,
+resilience4j) and says what each becomes; run and tune take them with
+--rules FILE.
 
 Each run prints a table and writes series.csv, summary.json, chart.png and
 report.html (an interactive page); 'ratelimit-lab report' puts several runs

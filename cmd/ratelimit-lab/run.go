@@ -409,7 +409,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	if opts.Format == "table" {
-		if err := printTopKeys(opts.IO.Out, res, keyTable, opts.Top, opts.IO.Width); err != nil {
+		if err := printTopKeys(opts.IO, res, keyTable, opts.Top); err != nil {
 			return err
 		}
 	}

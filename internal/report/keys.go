@@ -11,46 +11,41 @@ import (
 // WriteTopKeys writes, for each row with per-key results, one line of its
 // per-key figures, its top keys by rejections (at most top) and the share
 // of all rejections the top 1% of its keys took. name gives a key id's
-// string. The lines of figures wrap to fit columns (DefaultWidth when 0).
+// string. Rows go by their table name (the specs are listed under the
+// table) and every line is wrapped to fit columns (DefaultWidth when 0).
 func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top, fit int) error {
 	if fit <= 0 {
 		fit = DefaultWidth
 	}
-	var b strings.Builder
-	// wrapped writes text wrapped at fit, lead spaces before it and two
-	// more before its continuation lines.
-	wrapped := func(lead int, text string) {
-		for _, l := range wrap(text, fit-lead, 2) {
-			b.WriteString(strings.Repeat(" ", lead) + l + "\n")
-		}
-	}
+	var out strings.Builder
+	labels := Labels(r)
 	for i := range r.Algorithms {
 		a := &r.Algorithms[i]
 		k := a.Keys
 		if k == nil {
 			continue
 		}
-		var f strings.Builder
-		fmt.Fprintf(&f, "per key, %s: %s, %d hurt (%d innocent: never over %s per %s)",
-			CompactSpec(a.Spec), Plural(int64(k.DistinctKeys), "key"), k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
+		var b strings.Builder
+		fmt.Fprintf(&b, "\nper key, %s: %s, %d hurt (%d innocent: never over %s per %s)",
+			labels[i], Plural(int64(k.DistinctKeys), "key"), k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
 		if k.HasUsers {
-			fmt.Fprintf(&f, ", %s hurt (%d innocent)", Plural(int64(k.UsersHurt), "user"), k.InnocentUsersHurt)
+			fmt.Fprintf(&b, ", %s hurt (%d innocent)", Plural(int64(k.UsersHurt), "user"), k.InnocentUsersHurt)
 		}
-		fmt.Fprintf(&f, ", %s", Plural(int64(k.Figures.Evictions), "eviction"))
+		fmt.Fprintf(&b, ", %s", Plural(int64(k.Figures.Evictions), "eviction"))
 		if k.Figures.HasShadow {
-			fmt.Fprintf(&f, " (%+d passes against an unbounded table)", k.ExtraPassesFromEviction)
+			fmt.Fprintf(&b, " (%+d passes against an unbounded table)", k.ExtraPassesFromEviction)
 		}
 		if k.Figures.AllocFailures > 0 {
-			fmt.Fprintf(&f, ", %d could not allocate node", k.Figures.AllocFailures)
+			fmt.Fprintf(&b, ", %d could not allocate node", k.Figures.AllocFailures)
 		}
 		b.WriteString("\n")
-		wrapped(0, f.String())
 		keys, share := k.TopRejected(top)
 		if len(keys) == 0 {
 			b.WriteString("  no key was rejected\n")
+			fitLines(&out, b.String(), fit)
 			continue
 		}
-		wrapped(2, fmt.Sprintf("top %s by rejections (the top 1%% of keys took %.1f%% of them):", Plural(int64(len(keys)), "key"), 100*share))
+		fmt.Fprintf(&b, "  top %s by rejections (the top 1%% of keys took %.1f%% of them):\n", Plural(int64(len(keys)), "key"), 100*share)
 		width := 0
 		for _, t := range keys {
 			width = max(width, min(len(name(t.ID)), 40))
@@ -65,11 +60,29 @@ func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top
 				over = "  innocent"
 			}
 			fmt.Fprintf(&b, "  %-*s  %d rejected of %d, first at %s, evicted %d%s\n",
-				width, n, t.Stat.Rejected, t.Stat.Requests, t.Stat.FirstReject, t.Stat.Evicted, over)
+				width, n, t.Stat.Rejected, t.Stat.Requests, simulator.TableDuration(t.Stat.FirstReject), t.Stat.Evicted, over)
+		}
+		fitLines(&out, b.String(), fit)
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+// fitLines writes text's lines, each as it is when it fits fit columns,
+// else wrapped at spaces with the continuation lines indented four more
+// than the line.
+func fitLines(b *strings.Builder, text string, fit int) {
+	for _, line := range strings.SplitAfter(text, "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		if width(body) <= fit {
+			b.WriteString(line)
+			continue
+		}
+		lead := len(body) - len(strings.TrimLeft(body, " "))
+		for _, l := range wrap(body, fit-lead, 4) {
+			b.WriteString(strings.Repeat(" ", lead) + l + "\n")
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func fmtNum(v float64) string {

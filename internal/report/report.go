@@ -269,7 +269,7 @@ func lookup(params [][2]string, key string) (string, bool) {
 
 // defaultColumns are the columns of the narrow table, most important
 // first; a trailing "/" matches the window or bin suffix ("max/1s").
-var defaultColumns = []string{"algorithm", "passed", "pass %", "max/", "overshoot", "opens", "errors", "rt p99", "smooth bound", "peak/", "wait p99"}
+var defaultColumns = []string{"algorithm", "passed", "pass %", "max/", "overshoot", "keys hurt", "opens", "errors", "rt p99", "goodput", "attempts/req", "smooth bound", "peak/", "wait p99"}
 
 // columns returns the table to print: every column of
 // simulator.SummaryTable for a wide report, the default ones otherwise, and

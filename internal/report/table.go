@@ -17,8 +17,8 @@ import (
 // specs and the warnings and notes, every line within r.Width columns
 // (DefaultWidth when 0) as long as a spec or a word fits. The default
 // columns are algorithm, passed, pass %, max/W, overshoot, (for runs with
-// responses) opens, errors and rt p99, smooth bound, peak/bin and wait
-// p99; when even those do not fit, the generic ones (genericColumns) are
+// responses) opens, errors and rt p99, (per key) keys hurt, (adaptive)
+// goodput and attempts/req, smooth bound, peak/bin and wait p99; when even those do not fit, the generic ones (genericColumns) are
 // dropped first, then the last ones, and the report says which. r.Wide prints every column whatever the width.
 func Table(w io.Writer, r *Report) error {
 	fit := r.Width

@@ -4,11 +4,21 @@
 // min–max pyramid), scales counts per bin to per second, and draws.
 (function () {
   "use strict";
+  const t0 = performance.now(); // the script's start, before the data is parsed
   const D = JSON.parse(document.getElementById("report-data").textContent);
   const root = document.getElementById("report");
-  const t0 = performance.now();
   // What a test (or a curious user, in the console) can look at.
-  const api = (window.ratelimitLab = { charts: [], groups: [], ready: false, firstView: null, pending: 0 });
+  // firstView is the time from the script's start until every chart has
+  // its first data; firstDraw until every chart has also drawn it, and
+  // firstDrawSinceNavigation the same from the navigation's start (the
+  // file read and parsed), all in ms of performance.now().
+  const api = (window.ratelimitLab = { charts: [], groups: [], ready: false, firstView: null, firstDraw: null, firstDrawSinceNavigation: null, pending: 0 });
+  function noteDrawn() {
+    if (api.firstDraw != null || !api.ready || !api.charts.every((c) => c.draws > 0)) return;
+    const now = performance.now();
+    api.firstDraw = now - t0;
+    api.firstDrawSinceNavigation = now;
+  }
 
   // ---- stored arrays ----
   const cache = new Map();
@@ -120,20 +130,34 @@
   // shared with others. Any other numeric column gets a panel of its own,
   // titled by its name: a column added to series.csv shows up here with no
   // change to this file.
-  const COUNTS = new Set(["arrived", "passed", "blocked", "errors", "timeouts", "window_passed"]);
+  // Counts per bin, drawn per second (÷ the bin width).
+  const COUNTS = new Set(["arrived", "passed", "blocked", "errors", "timeouts", "window_passed", "goodput", "retries", "borrowed"]);
   const NICE = {
     arrived: "arrivals", passed: "passes", blocked: "blocks", errors: "errors", timeouts: "timeouts",
     wait_mean_ms: "wait mean", wait_max_ms: "wait max", rt_mean_ms: "RT mean", rt_max_ms: "RT max",
-    window_passed: "trailing window",
+    window_passed: "trailing window", goodput: "goodput", retries: "retries", in_flight: "in flight",
+    limit: "adaptive limit", rt_p99_ms: "RT p99", cpu: "CPU", keys_hurt: "keys hurt", borrowed: "borrowed",
   };
+  // How a column's lines are dashed when it shares a chart: the first
+  // column solid, then these (dashed, dotted).
+  const DASH = { passed: [5, 3], rt_max_ms: [5, 3], wait_max_ms: [5, 3], goodput: [2, 3], rt_p99_ms: [2, 3], limit: [7, 4], timeouts: [5, 3], errors: [2, 3], retries: [8, 3, 2, 3] };
   function panelsOf(run) {
     const spanTxt = secs(run.span).replace(" ", "");
+    const has = (c) => run.columns.includes(c);
     const known = [
-      { id: "rate", title: "arrivals and passes per second, against each limit", cols: ["arrived", "passed"], unit: "/s", limit: true },
+      { id: "rate", title: has("goodput")
+        ? "arrivals, passes (dashed) and goodput (dotted: responses in time without error) per second, against each limit"
+        : "arrivals and passes per second, against each limit", cols: ["arrived", "passed", "goodput"], unit: "/s", limit: true },
       { id: "window", title: "passes in the trailing " + spanTxt + " window, per second, against each limit", cols: ["window_passed"], unit: "/s", limit: true },
-      { id: "blocked", title: "blocks, errors and timeouts per second", cols: ["blocked", "errors", "timeouts"], unit: "/s" },
+      { id: "blocked", title: has("retries") ? "blocks, errors (dotted), timeouts (dashed) and retries (dash-dot) per second" : "blocks, errors and timeouts per second",
+        cols: ["blocked", "errors", "timeouts", "retries"], unit: "/s" },
       { id: "wait", title: "wait of the passes (ms): mean per bin, max per bin dashed", cols: ["wait_mean_ms", "wait_max_ms"], unit: "ms" },
-      { id: "rt", title: "response time (ms): mean per bin, max per bin dashed", cols: ["rt_mean_ms", "rt_max_ms"], unit: "ms" },
+      { id: "rt", title: has("rt_p99_ms") ? "response time (ms): mean per bin, max per bin dashed, p99 per bin dotted" : "response time (ms): mean per bin, max per bin dashed",
+        cols: ["rt_mean_ms", "rt_max_ms", "rt_p99_ms"], unit: "ms" },
+      { id: "concurrency", title: "calls in flight and the adaptive limit (dashed), after each bin's last arrival", cols: ["in_flight", "limit"], unit: "calls" },
+      { id: "cpu", title: "CPU utilisation (busy cores / cores, 0–1) after each bin's last arrival", cols: ["cpu"], unit: "0–1", yrange: [0, 1] },
+      { id: "keys", title: "keys hurt so far (a key is hurt from its first reject)", cols: ["keys_hurt"], unit: "keys" },
+      { id: "borrowed", title: "borrowed passes per second (prioritized requests admitted against a future window; among the passes)", cols: ["borrowed"], unit: "/s" },
     ];
     const used = new Set(known.flatMap((p) => p.cols));
     const panels = [];
@@ -155,12 +179,12 @@
         const shared = run.limiters.length > 1 && ser.every((s) => s.levels[0].v === ser[0].levels[0].v);
         const scale = c === "window_passed" ? 1 / run.span : COUNTS.has(c) ? 1 / run.bin : 1;
         if (shared) {
-          p.lines.push({ label: NICE[c] || c, col: c, series: ser[0], limiter: -1, color: "#8a8a8a", dash: ci > 0, scale });
+          p.lines.push({ label: NICE[c] || c, col: c, series: ser[0], limiter: -1, color: "#8a8a8a", dash: ci > 0 ? DASH[c] || [5, 3] : undefined, scale });
           return;
         }
         run.limiters.forEach((l, li) => {
           if (ser[li].zero) return;
-          p.lines.push({ label: l.label + " " + (NICE[c] || c), col: c, series: ser[li], limiter: li, color: l.color, dash: ci > 0, scale });
+          p.lines.push({ label: l.label + " " + (NICE[c] || c), col: c, series: ser[li], limiter: li, color: l.color, dash: ci > 0 ? DASH[c] || [5, 3] : undefined, scale });
         });
       });
       if (p.limit) {
@@ -304,7 +328,7 @@
     const series = [{ label: "time (s)", value: (u, v) => (v == null ? "" : secs(v)) }];
     const lineOf = []; // uPlot series index → limiter index (-1: all)
     p.lines.forEach((l) => {
-      const dash = l.dash ? [5, 3] : undefined;
+      const dash = l.dash;
       series.push({ label: l.label, stroke: l.color, width: 1.4, dash, paths: stepped(), points: { show: false } });
       series.push({ label: l.label + " (min)", stroke: alpha(l.color, 0.55), width: 0.8, dash, paths: stepped(), points: { show: false } });
       lineOf.push(l.limiter, l.limiter);
@@ -330,7 +354,9 @@
         x: { time: false, range: () => [group.view[0], group.view[1]] },
         y: p.breaker
           ? { range: () => [0, breakers.length] }
-          : { range: (u, lo, hi) => [Math.min(0, lo ?? 0), hi == null || hi <= 0 ? 1 : hi * 1.06] },
+          : p.yrange
+            ? { range: () => p.yrange }
+            : { range: (u, lo, hi) => [Math.min(0, lo ?? 0), hi == null || hi <= 0 ? 1 : hi * 1.06] },
       },
       axes: [
         { label: "time (s)", size: 40, labelSize: 16 },
@@ -356,6 +382,7 @@
         draw: [(u) => {
           if (p.breaker) drawBands(u);
           chart.draws++;
+          noteDrawn();
         }],
       },
     };
@@ -412,7 +439,7 @@
         if (!u.series[1 + 2 * i].show) return;
         const hi = u.data[1 + 2 * i][idx], lo = u.data[2 + 2 * i][idx];
         const v = hi == null ? "–" : lo === hi ? num(hi) : num(lo) + "–" + num(hi);
-        parts.push(l.label + " " + v + (p.unit && p.unit !== "/s" ? " " + p.unit : ""));
+        parts.push(l.label + " " + v + (p.unit === "/s" ? "/s" : p.unit === "ms" ? " ms" : ""));
       });
       p.limits.forEach((l) => parts.push(l.label + " " + num(l.rate)));
       readout.textContent = head + ": " + parts.join(" · ");
@@ -438,6 +465,7 @@
         if (api.pending === 0 && !api.ready && api.charts.every((c) => c.ready)) {
           api.ready = true;
           api.firstView = performance.now() - t0;
+          noteDrawn();
         }
       }
     };
@@ -513,7 +541,7 @@
           { label: c.xlabel + (c.logx ? " (log scale)" : ""), size: 40, labelSize: 16, splits: () => xs, filter: (u, v) => v, values: (u, v) => v.map(compact) },
           { label: c.ylabel + (c.logy ? " (log scale)" : ""), size: 78, labelSize: 16, values: (u, v) => v.map(compact) },
         ],
-        hooks: { draw: [() => chart.draws++] },
+        hooks: { draw: [() => { chart.draws++; noteDrawn(); }] },
       };
       requestAnimationFrame(() => {
         opts.width = Math.max(320, host.clientWidth || 600);

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+)
+
+// The root --help describes every family the registry has (issue 20): each
+// Family of algorithms.List and distributed.List gets its own line with a
+// description, not just its limiters' names, and the help says how rules
+// files come in.
+func TestHelpDescribesEveryFamily(t *testing.T) {
+	help, _, err := execute(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, a := range append(algorithms.List(), distributed.List()...) {
+		f := a.Family
+		if f == "" {
+			t.Errorf("%s has no family", a.Name)
+			continue
+		}
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		blurb := familyBlurbs[f]
+		if blurb == "" {
+			t.Errorf("the family %q (of %s) has no description in the root --help", f, a.Name)
+			continue
+		}
+		first := strings.Fields(blurb)[0]
+		re := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(f) + ` +` + regexp.QuoteMeta(first) + ` `)
+		if !re.MatchString(help) {
+			t.Errorf("--help has no line describing the family %q:\n%s", f, help)
+		}
+	}
+	for _, want := range []string{"gateways", "per-key", "adaptive", "Redis"} {
+		if !seen[want] {
+			t.Errorf("the registry has no family %q", want)
+		}
+	}
+	flat := strings.Join(strings.Fields(help), " ")
+	for _, want := range []string{"'ratelimit-lab rules FILE'", "--rules FILE", "prioritized requests"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("--help does not mention %s", want)
+		}
+	}
+}
