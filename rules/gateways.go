@@ -128,7 +128,7 @@ func (d *doc) ingressRule(n *yaml.Node) (Rule, bool, error) {
 	if conn > 0 {
 		stages = append(stages, spec("concurrency", "limit", strconv.FormatInt(conn, 10), "key", "ip"))
 		what = append(what, fmt.Sprintf("limit-connections=%d", conn))
-		notes = append(notes, "limit-connections: a limit_conn per client address, simulated as a per-key concurrency limit (needs rt_ms in the trace); nginx checks it in the same phase as limit_req")
+		notes = append(notes, "limit-connections: a limit_conn per client address, simulated as a per-key concurrency limit whose count ends at each response (needs rt_ms in the trace or a downstream); nginx runs limit_req before limit_conn in the preaccess phase, so it is the chain's last stage")
 	}
 	what = append(what, fmt.Sprintf("limit-burst-multiplier=%d", mult))
 	for _, k := range []string{"limit-allowlist", "limit-whitelist"} {
