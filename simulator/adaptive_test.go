@@ -23,7 +23,7 @@ func TestAdaptiveTraceReplayMatchesReference(t *testing.T) {
 		"sentinel-system:load=1", "sentinel-system:load=1,cpu=0.9,flavor=go,strategy=bbr",
 		"aegis-bbr:window=1s,buckets=10,cpu-threshold=500", "aegis-bbr:version=v0.2.0,cpu-threshold=300",
 		"aimd", "aimd:windowed=true", "vegas", "vegas:initial=2,probe=off", "gradient2", "gradient2:windowed=true",
-		"envoy-adaptive:interval=2s,update=100ms,request-count=20", "none",
+		"envoy-adaptive:interval=2s,update-interval=100ms,request-count=20", "none",
 	}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 3; seed++ {
