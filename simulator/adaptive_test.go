@@ -472,3 +472,57 @@ func TestKeyedAdaptiveCompletesPerKey(t *testing.T) {
 		})
 	}
 }
+
+// The trigger is the downstream's first phase: one that ends within the
+// run has an end and a recovery time; one that lasts to the end of the run
+// (latency-step's step) has neither, even though the last responses fall
+// in bins past the run's end; summary.json says so with trigger_end_ms
+// null. A phase that starts after the run is no trigger.
+func TestTriggerThatNeverEnds(t *testing.T) {
+	ms, s := time.Millisecond, time.Second
+	for _, c := range []struct {
+		name     string
+		from, to time.Duration
+		trigger  bool
+		ends     bool
+		recovers bool
+		json     string
+	}{
+		{"ends within the run", 1 * s, 2 * s, true, true, true, `"trigger": true,
+      "trigger_end_ms": 2000`},
+		{"lasts to the end", 1 * s, 4 * s, true, false, false, `"trigger": true,
+      "trigger_end_ms": null`},
+		{"lasts past the end", 1 * s, time.Hour, true, false, false, `"trigger_end_ms": null`},
+		{"starts after the run", 5 * s, 6 * s, false, false, false, `"trigger": false,
+      "trigger_end_ms": null`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ts []time.Duration
+			for at := time.Duration(0); at < 4*s; at += 5 * ms {
+				ts = append(ts, at)
+			}
+			lim, _ := algorithms.New("none", 0)
+			cfg := cfgFor(4 * s)
+			cfg.Downstream = &scenarios.Downstream{Servers: 16, Service: 10 * ms,
+				Phases: []scenarios.DownstreamPhase{{From: c.from, To: c.to, Service: 40 * ms}}}
+			res, err := Run(context.Background(), &sliceStream{arr: at(ts...)}, []algorithms.Limiter{lim}, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := res.Algorithms[0].Chain
+			if ch.Trigger != c.trigger || ch.TriggerEnds != c.ends || ch.HasRecovery != c.recovers {
+				t.Errorf("trigger %v, ends %v (at %v), recovers %v; want %v %v %v", ch.Trigger, ch.TriggerEnds, ch.TriggerEnd, ch.HasRecovery, c.trigger, c.ends, c.recovers)
+			}
+			if c.ends && ch.TriggerEnd != c.to {
+				t.Errorf("trigger ends at %v, want %v", ch.TriggerEnd, c.to)
+			}
+			var b bytes.Buffer
+			if err := WriteSummaryJSON(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), c.json) {
+				t.Errorf("summary.json lacks %s:\n%s", c.json, b.String())
+			}
+		})
+	}
+}
