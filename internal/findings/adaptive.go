@@ -141,14 +141,24 @@ func (g *gen) adaptiveReading(name string, r *simulator.Result) {
 	switch name {
 	case "latency-step":
 		var parts []string
+		seen := map[string]int{}
 		for _, a := range r.Algorithms {
-			parts = append(parts, fmt.Sprintf("`%s` %s → %s", a.Name, pct(passRate(r, &a, 0, 10*s)), pct(passRate(r, &a, 20*s, 40*s))))
+			seen[a.Name]++
+		}
+		for _, a := range r.Algorithms {
+			label := a.Name
+			if seen[a.Name] > 1 { // two rows of one kind: their specs tell them apart
+				label = a.Spec
+			}
+			parts = append(parts, fmt.Sprintf("`%s` %s → %s", label, pct(passRate(r, &a, 0, 10*s)), pct(passRate(r, &a, 20*s, 40*s))))
 		}
 		g.p("\nShare of arrivals passed before the step (0–10 s) and after it settles (20–40 s): %s. "+
 			"The service has capacity to spare throughout, so every block is a limiter misreading a longer RT as overload. "+
 			"The step does not end (it lasts to the end of the run), so there is no recovery to time: the recovery column reads \"-\".\n", join(parts))
-		if a := find(r, "gradient2"); a != nil {
-			g.gradient2Step(r, a, 10*s)
+		for i := range r.Algorithms {
+			if r.Algorithms[i].Name == "gradient2" {
+				g.gradient2Step(r, &r.Algorithms[i], 10*s)
+			}
 		}
 	case "overload-ramp":
 		var parts []string
@@ -186,6 +196,7 @@ func (g *gen) adaptiveReading(name string, r *simulator.Result) {
 func (g *gen) gradient2Step(r *simulator.Result, a *simulator.AlgoResult, step time.Duration) {
 	s := time.Second
 	var before, last float64
+	var loAt time.Duration
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var inB, inA, nB, nA float64
 	for i, b := range a.Bins {
@@ -201,7 +212,10 @@ func (g *gen) gradient2Step(r *simulator.Result, a *simulator.AlgoResult, step t
 				nB++
 			}
 		default:
-			lo, hi, last = math.Min(lo, b.Limit), math.Max(hi, b.Limit), b.Limit
+			if b.Limit < lo {
+				lo, loAt = b.Limit, t
+			}
+			hi, last = math.Max(hi, b.Limit), b.Limit
 			if t >= step+5*s {
 				inA += float64(b.InFlight)
 				nA++
@@ -227,14 +241,18 @@ func (g *gen) gradient2Step(r *simulator.Result, a *simulator.AlgoResult, step t
 	case hi == before:
 		what = "no change"
 	}
-	g.p("\nGradient2's limit (series.csv's limit column) is %s before the step; after it, its lowest is %s, its highest %s and its last %s: %s.",
-		num(before), num(lo), num(hi), num(last), what)
+	g.p("\n`%s`: its limit (series.csv's limit column) is %s before the step; after it, its lowest is %s (in the bin at %s s), its highest %s and its last %s: %s.",
+		a.Spec, num(before), num(lo), num(loAt.Seconds()), num(hi), num(last), what)
 	if before == floorV {
 		g.p(" It starts at its floor (initial = min = %s), so it cannot dip below it.", num(floorV))
 	}
 	g.p(" The calls in flight (at each bin's last arrival) average %.1f over 5–10 s and %.1f over 15–40 s", inB, inA)
 	if inB < before/2 {
 		g.p("; before the step that is under half its limit, and Gradient2Limit leaves the limit alone while in flight < limit/2 (app-limited)")
+	}
+	if lo < before {
+		g.p("; right after the step its gradient (tolerance · long RTT / RTT) is below 1 until the long RTT catches up, " +
+			"so its updates lower the limit where limit · gradient + queue-size is below the limit")
 	}
 	g.p(". Once it updates, its gradient is 1 as soon as its long RTT (an average over long-window samples) passes the new RTT divided by " +
 		"the tolerance, and each such update adds queue-size: the limit grows while bursts keep in flight at half of it or more.\n")
