@@ -495,6 +495,7 @@ func TestTriggerThatNeverEnds(t *testing.T) {
 		{"lasts past the end", 1 * s, time.Hour, true, false, false, `"trigger_end_ms": null`},
 		{"starts after the run", 5 * s, 6 * s, false, false, false, `"trigger": false,
       "trigger_end_ms": null`},
+		{"processor sharing, ends within the run", 1 * s, 2 * s, true, true, true, `"trigger_end_ms": 2000`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var ts []time.Duration
@@ -505,6 +506,11 @@ func TestTriggerThatNeverEnds(t *testing.T) {
 			cfg := cfgFor(4 * s)
 			cfg.Downstream = &scenarios.Downstream{Servers: 16, Service: 10 * ms,
 				Phases: []scenarios.DownstreamPhase{{From: c.from, To: c.to, Service: 40 * ms}}}
+			if strings.HasPrefix(c.name, "processor sharing") {
+				// A PS downstream's phase (fewer cores) is a trigger too.
+				cfg.Downstream = &scenarios.Downstream{Servers: 16, PS: true, Cores: 16, Service: 10 * ms,
+					Phases: []scenarios.DownstreamPhase{{From: c.from, To: c.to, Cores: 2}}}
+			}
 			res, err := Run(context.Background(), &sliceStream{arr: at(ts...)}, []algorithms.Limiter{lim}, cfg)
 			if err != nil {
 				t.Fatal(err)
