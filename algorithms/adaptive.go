@@ -48,9 +48,13 @@ func (o Outcome) String() string {
 // Sentinel, whose entry is created before the slot chain; the admission
 // for the others) and the in-flight count the reference captured at
 // acquire (Netflix's currentInflight). It is small and copied by value.
+// Gen is a per-key limiter's (KeyedCompleter): how many times the call's
+// key had lost its state when the call began, −1 for a call without a
+// key; the limiters themselves leave it 0.
 type Ticket struct {
-	At time.Duration
-	N  int32
+	At  time.Duration
+	N   int32
+	Gen int32
 }
 
 // Completer is a limiter that counts calls in flight and learns from

@@ -72,7 +72,7 @@ func NewEnvoyAdaptive(c EnvoyAdaptiveConfig) (*EnvoyAdaptive, error) {
 	case c.Interval < time.Millisecond:
 		return nil, fmt.Errorf("envoy-adaptive: interval must be at least 1ms, got %v (for example interval=60s)", c.Interval)
 	case c.UpdateInterval < time.Millisecond:
-		return nil, fmt.Errorf("envoy-adaptive: update must be at least 1ms, got %v (for example update=100ms)", c.UpdateInterval)
+		return nil, fmt.Errorf("envoy-adaptive: update-interval must be at least 1ms, got %v (for example update-interval=100ms)", c.UpdateInterval)
 	case c.RequestCount < 1:
 		return nil, fmt.Errorf("envoy-adaptive: request-count must be at least 1, got %d", c.RequestCount)
 	case !(c.Percentile >= 0 && c.Percentile <= 100):
@@ -244,7 +244,7 @@ func (e *EnvoyAdaptive) MinRTT() time.Duration { return time.Duration(e.minRtt) 
 // Spec implements Limiter.
 func (e *EnvoyAdaptive) Spec() string {
 	c := &e.cfg
-	return fmt.Sprintf("envoy-adaptive:interval=%s,update=%s,request-count=%d,percentile=%s,buffer=%s%%,min=%d,max=%d,jitter=%s%%",
+	return fmt.Sprintf("envoy-adaptive:interval=%s,update-interval=%s,request-count=%d,percentile=%s,buffer=%s%%,min=%d,max=%d,jitter=%s%%",
 		FormatDuration(c.Interval), FormatDuration(c.UpdateInterval), c.RequestCount, formatFloat(c.Percentile), formatFloat(c.Buffer), c.Min, c.Max, formatFloat(c.Jitter))
 }
 

@@ -3,6 +3,7 @@ package algorithms
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -697,6 +698,41 @@ func TestAdaptiveSharedTraces(t *testing.T) {
 					open = append(open, call{end: at + 7*ms, tk: tk, oc: Outcome(i % 3)})
 				}
 			}
+		}
+	}
+}
+
+// envoy-adaptive names concurrency_update_interval update-interval (the
+// issue's name); update, the name it had first, stays an alias, and both
+// build the same limiter, written update-interval.
+func TestEnvoyUpdateIntervalName(t *testing.T) {
+	want := "envoy-adaptive:interval=60s,update-interval=250ms,request-count=50,percentile=50,buffer=25%,min=3,max=1000,jitter=15%"
+	for _, spec := range []string{"envoy-adaptive:update-interval=250ms", "envoy-adaptive:update=250ms", "envoy-adaptive:UPDATE-INTERVAL=250ms"} {
+		l, err := New(spec, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if l.Spec() != want {
+			t.Errorf("%s: spec %s, want %s", spec, l.Spec(), want)
+		}
+		if r, err := New(l.Spec(), 0); err != nil || r.Spec() != want {
+			t.Errorf("%s: its spec does not rebuild: %v", spec, err)
+		}
+	}
+	for spec, msg := range map[string]string{
+		"envoy-adaptive:update=1s,update-interval=1s": `parameter "update-interval" is given twice (update-interval and update name one parameter; keep one)`,
+		"envoy-adaptive:update-interval=0s":           "update-interval must be at least 1ms",
+	} {
+		if _, err := New(spec, 0); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: error %v, want %q", spec, err, msg)
+		}
+	}
+	for _, in := range List() {
+		if in.Name != "envoy-adaptive" {
+			continue
+		}
+		if p := in.Params[1]; p.Key != "update-interval" || len(p.Aliases) != 1 || p.Aliases[0] != "update" {
+			t.Errorf("list shows %+v", p)
 		}
 	}
 }

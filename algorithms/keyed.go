@@ -110,7 +110,9 @@ func newTable(proto Limiter) keyedTable {
 }
 
 // NewKeyed makes the limiter of spec inner per-key on column key;
-// capacity 0 is unbounded.
+// capacity 0 is unbounded. For an adaptive inner limiter (a Completer),
+// build the spec with key= through New, which gives the KeyedCompleter
+// whose calls complete on their own key's instance.
 func NewKeyed(inner string, key string, capacity int) (*Keyed, error) {
 	return newKeyed(inner, key, capacity, 0)
 }

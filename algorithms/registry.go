@@ -19,6 +19,9 @@ type ParamInfo struct {
 	// comes from the scenario's limit (or --limit) when the spec omits it.
 	Default string
 	Help    string
+	// Aliases are other names the spec accepts for the parameter (an
+	// earlier documented name); Spec writes Key.
+	Aliases []string
 }
 
 // Info describes one limiter for listings.
@@ -147,6 +150,12 @@ func first(errs ...error) error {
 
 func p(key, def, help string, k paramKind) param {
 	return param{ParamInfo{Key: key, Default: def, Help: help}, k}
+}
+
+// alias gives p other accepted names.
+func alias(p param, names ...string) param {
+	p.Aliases = names
+	return p
 }
 
 var (
@@ -568,10 +577,22 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 			if !ok || key == "" || val == "" {
 				return nil, fmt.Errorf("%s: parameter %q is not key=value (for example %s:%s=...)", a.name, strings.TrimSpace(kv), a.name, keys[0])
 			}
+			var names []string // of the parameter, when it has aliases
+			for _, p := range a.params {
+				if p.Key == key || slices.Contains(p.Aliases, key) {
+					key = p.Key
+					if len(p.Aliases) > 0 {
+						names = append([]string{p.Key}, p.Aliases...)
+					}
+				}
+			}
 			if !slices.Contains(keys, key) {
 				return nil, fmt.Errorf("%s: unknown parameter %q%s; allowed: %s", a.name, key, suggest.DidYouMean(key, keys), strings.Join(keys, ", "))
 			}
 			if _, dup := a.raw[key]; dup {
+				if names != nil {
+					return nil, fmt.Errorf("%s: parameter %q is given twice (%s name one parameter; keep one)", a.name, key, strings.Join(names, " and "))
+				}
 				return nil, fmt.Errorf("%s: parameter %q is given twice", a.name, key)
 			}
 			a.raw[key] = val

@@ -112,7 +112,7 @@ var adaptiveKinds = []kind{
 			Reference: "Envoy adaptive_concurrency GradientController (libcircllhist approximate percentile)"},
 		params: []param{
 			p("interval", "60s", "min_rtt_calc_params.interval", kindDuration),
-			p("update", "100ms", "concurrency_limit_params.concurrency_update_interval", kindDuration),
+			alias(p("update-interval", "100ms", "concurrency_limit_params.concurrency_update_interval", kindDuration), "update"),
 			p("request-count", "50", "min_rtt_calc_params.request_count", kindInt),
 			p("percentile", "50", "sample_aggregate_percentile, percent", kindFloat),
 			p("buffer", "25%", "min_rtt_calc_params.buffer", kindString),
@@ -124,7 +124,7 @@ var adaptiveKinds = []kind{
 			var c EnvoyAdaptiveConfig
 			var e [8]error
 			c.Interval, e[0] = a.duration("interval")
-			c.UpdateInterval, e[1] = a.duration("update")
+			c.UpdateInterval, e[1] = a.duration("update-interval")
 			c.RequestCount, e[2] = a.int("request-count")
 			c.Percentile, e[3] = a.float("percentile")
 			c.Buffer, e[4] = a.percent("buffer")

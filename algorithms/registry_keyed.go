@@ -149,5 +149,9 @@ func newKeyedSpec(k *kind, rest string, defaultLimit float64) (Limiter, bool, er
 	if err != nil {
 		return nil, true, err
 	}
+	if _, ok := l.proto.(Completer); ok {
+		// Its calls complete: each on its own key's instance.
+		return newKeyedCompleter(l), true, nil
+	}
 	return l, true, nil
 }

@@ -57,3 +57,43 @@ func TestExplainExamples(t *testing.T) {
 	}
 	_ = strings.TrimSpace
 }
+
+// A local_ratelimit filter's descriptors are rows of their own and are
+// not read again as bare LocalRateLimits: a filter with a token_bucket and
+// two descriptors is three rows, named after the filter, and the filter's
+// filter_enabled holds for the descriptors' rows too.
+func TestEnvoyLocalDescriptorsOnce(t *testing.T) {
+	const desc = "  descriptors:\n    - entries: [{key: client, value: vip}]\n      token_bucket: {max_tokens: 5, tokens_per_fill: 5, fill_interval: 1s}\n    - entries: [{key: ip}]\n      token_bucket: {max_tokens: 2, tokens_per_fill: 2, fill_interval: 1s}\n"
+	const head = "name: envoy.filters.http.local_ratelimit\ntyped_config:\n  \"@type\": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit\n  stat_prefix: edge\n  token_bucket: {max_tokens: 50, tokens_per_fill: 50, fill_interval: 1s}\n"
+	const on = "  filter_enabled: {default_value: {numerator: 100, denominator: HUNDRED}}\n  filter_enforced: {default_value: {numerator: 100, denominator: HUNDRED}}\n"
+	for _, c := range []struct {
+		name, body    string
+		disabledNotes int
+	}{
+		{"enabled", head + on + desc, 0},
+		{"filter_enabled unset", head + desc, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := Parse("envoy.yaml", []byte(c.body), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			notes := 0
+			for _, r := range rs {
+				names = append(names, r.Name)
+				for _, n := range r.Notes {
+					if strings.HasPrefix(n, "filter_enabled") {
+						notes++
+					}
+				}
+			}
+			if want := "edge|edge [client=vip]|edge [ip=*]"; strings.Join(names, "|") != want {
+				t.Errorf("rows %q, want %q", strings.Join(names, "|"), want)
+			}
+			if notes != c.disabledNotes {
+				t.Errorf("%d rows say filter_enabled is off, want %d", notes, c.disabledNotes)
+			}
+		})
+	}
+}

@@ -128,7 +128,7 @@ func (d *doc) ingressRule(n *yaml.Node) (Rule, bool, error) {
 	if conn > 0 {
 		stages = append(stages, spec("concurrency", "limit", strconv.FormatInt(conn, 10), "key", "ip"))
 		what = append(what, fmt.Sprintf("limit-connections=%d", conn))
-		notes = append(notes, "limit-connections: a limit_conn per client address, simulated as a per-key concurrency limit (needs rt_ms in the trace); nginx checks it in the same phase as limit_req")
+		notes = append(notes, "limit-connections: a limit_conn per client address, simulated as a per-key concurrency limit whose count ends at each response (needs rt_ms in the trace or a downstream); nginx runs limit_req before limit_conn in the preaccess phase, so it is the chain's last stage")
 	}
 	what = append(what, fmt.Sprintf("limit-burst-multiplier=%d", mult))
 	for _, k := range []string{"limit-allowlist", "limit-whitelist"} {
@@ -163,6 +163,9 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 		if tb == nil || m.has("max_tokens") {
 			return
 		}
+		if len(path) >= 2 && path[len(path)-2] == "descriptors" {
+			return // a descriptor of the filter read below, not a LocalRateLimit
+		}
 		name := m.str("stat_prefix")
 		if name == "" {
 			name = "local_ratelimit"
@@ -173,11 +176,14 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 			return
 		}
 		r.Source = d.pos(n)
+		// The filter's switches hold for its descriptors' buckets too.
+		var enabled []string
 		if !envoyPercent(m.get("filter_enabled")) {
-			r.Notes = append(r.Notes, "filter_enabled is unset or 0%: Envoy does not even check this bucket (it defaults to 0% for safety); the row shows what it would do when enabled")
+			enabled = append(enabled, "filter_enabled is unset or 0%: Envoy does not even check this bucket (it defaults to 0% for safety); the row shows what it would do when enabled")
 		} else if !envoyPercent(m.get("filter_enforced")) {
-			r.Notes = append(r.Notes, "filter_enforced is unset or 0%: Envoy counts but lets every request through (shadow); the row shows what it would reject")
+			enabled = append(enabled, "filter_enforced is unset or 0%: Envoy counts but lets every request through (shadow); the row shows what it would reject")
 		}
+		r.Notes = append(r.Notes, enabled...)
 		for _, k := range []string{"local_rate_limit_per_downstream_connection", "always_consume_default_token_bucket", "rate_limited_as_resource_exhausted", "response_headers_to_add", "request_headers_to_add_when_not_enforced", "enable_x_ratelimit_headers", "status", "stage", "vh_rate_limits"} {
 			if m.has(k) {
 				r.Notes = append(r.Notes, fmt.Sprintf("%s: does not change which requests the bucket admits; ignored", k))
@@ -214,6 +220,7 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 				dr.Notes = append(dr.Notes, fmt.Sprintf("entry %s has no value: one bucket per distinct value of the trace column %q (Envoy ≥ 1.34, at most max-descriptors)", keyCol, keyCol))
 			}
 			dr.Notes = append(dr.Notes, "descriptor bucket: the row assumes every request carries this descriptor (the route's rate_limits actions decide that in Envoy)")
+			dr.Notes = append(dr.Notes, enabled...)
 			out = append(out, dr)
 		}
 	})

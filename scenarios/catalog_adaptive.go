@@ -34,12 +34,16 @@ func adaptiveCatalog() []Scenario {
 	return []Scenario{
 		{
 			Name:        "latency-step",
-			Description: "Poisson at 300/s into 64 servers whose service steps from 10 ms to 20 ms at 10 s, capacity to spare: Vegas reads the step as queueing, a static thread limit halves its throughput",
+			Description: "Poisson at 300/s into 64 servers whose service steps from 10 ms to 20 ms at 10 s, capacity to spare: Vegas reads the step as queueing, a static thread limit halves its throughput, Gradient2 at its defaults (at its floor, app-limited) only rises while one that grew from 4 to its own level before the step dips, then rises",
 			Limit:       300, Duration: 40 * time.Second, Seed: 1,
 			Phases: []Phase{{Type: PhasePoisson, Rate: 300}},
 			Downstream: &Downstream{Servers: 64, Service: 10 * ms, Timeout: time.Second, Seed: 1,
 				Phases: []DownstreamPhase{{From: 10 * time.Second, To: 40 * time.Second, Service: 20 * ms}}},
-			Algorithms: []string{"none", "concurrency:limit=4", "vegas:probe=off", "gradient2", "aimd", "envoy-adaptive:interval=10s"},
+			// gradient2:initial=4,min=1,queue-size=1 grows to where bursts
+			// reach half its limit before the step, so the step's gradient
+			// (tolerance·longRtt/rtt < 1 until the long RTT catches up) can
+			// lower it; the default one starts at its floor min=20.
+			Algorithms: []string{"none", "concurrency:limit=4", "vegas:probe=off", "gradient2", "gradient2:initial=4,min=1,queue-size=1", "aimd", "envoy-adaptive:interval=10s"},
 		},
 		{
 			Name:        "overload-ramp",

@@ -64,7 +64,7 @@ func TestCatalogPins(t *testing.T) {
 		{"gateway-boundary", 100, 3 * time.Second, 200, 900 * ms, 9},
 		{"gateway-idle-second", 1, 20 * time.Second, 190, 900 * ms, 5},
 		{"gateway-over-limit", 100, 60 * time.Second, 7200, 0, 10},
-		{"latency-step", 300, 40 * time.Second, -1, -1, 6},
+		{"latency-step", 300, 40 * time.Second, -1, -1, 7},
 		{"overload-ramp", 400, 40 * time.Second, -1, -1, 7},
 		{"cpu-slowdown", 400, 40 * time.Second, -1, -1, 6},
 		{"io-slowdown", 400, 40 * time.Second, -1, -1, 6},

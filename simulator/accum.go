@@ -312,8 +312,9 @@ func registryName(spec string) string {
 }
 
 // finish turns the accumulator into an AlgoResult; the bins are aligned to
-// [lo, hi) (bin indexes relative to start) by the caller.
-func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, hi int64) AlgoResult {
+// [lo, hi) (bin indexes relative to start) by the caller; end is the end
+// of the run's span.
+func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, hi int64, end time.Duration) AlgoResult {
 	spec := lim.Spec()
 	r := AlgoResult{
 		Spec:       spec,
@@ -346,7 +347,7 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 		r.NsPerDecision = float64(a.decideNs) / float64(a.decisions)
 	}
 	if a.chain != nil {
-		r.Chain = a.chain.result(lo, hi, a)
+		r.Chain = a.chain.result(lo, hi, a, end)
 	}
 	r.Priority = a.prio.result(a.arrived, a.passed)
 	if a.keys != nil {

@@ -111,6 +111,11 @@ func (u *chainUnit) begin(o *outcome, t time.Duration) {
 	j := 0
 	for k, s := range u.stages {
 		if j < len(u.completers) && u.completers[j] == k {
+			if rc, ok := s.(algorithms.RequestCompleter); ok {
+				o.tk[j] = rc.BeginRequest(o.clock, t, &o.req)
+				j++
+				continue
+			}
 			o.tk[j] = s.(algorithms.Completer).Begin(o.clock, t)
 			j++
 			continue
@@ -129,6 +134,11 @@ func (u *chainUnit) end(o *outcome, exit time.Duration) {
 		oc = algorithms.Failure
 	}
 	for j, k := range u.completers {
+		if rc, ok := u.stages[k].(algorithms.RequestCompleter); ok {
+			// A per-key stage: the key of the call's own request.
+			rc.CompleteRequest(exit, o.tk[j], &o.req, oc)
+			continue
+		}
 		u.stages[k].(algorithms.Completer).Complete(exit, o.tk[j], oc)
 	}
 }

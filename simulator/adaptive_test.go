@@ -22,8 +22,8 @@ func TestAdaptiveTraceReplayMatchesReference(t *testing.T) {
 		"sentinel-system:max-thread=4,avg-rt=30", "sentinel-system:qps=40,max-thread=6,flavor=go",
 		"sentinel-system:load=1", "sentinel-system:load=1,cpu=0.9,flavor=go,strategy=bbr",
 		"aegis-bbr:window=1s,buckets=10,cpu-threshold=500", "aegis-bbr:version=v0.2.0,cpu-threshold=300",
-		"aimd", "aimd:windowed=true", "vegas", "vegas:probe=off", "gradient2", "gradient2:windowed=true",
-		"envoy-adaptive:interval=2s,update=100ms,request-count=20", "none",
+		"aimd", "aimd:windowed=true", "vegas", "vegas:initial=2,probe=off", "gradient2", "gradient2:windowed=true",
+		"envoy-adaptive:interval=2s,update-interval=100ms,request-count=20", "none",
 	}
 	for _, spec := range specs {
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -369,5 +369,166 @@ func TestServersPhase(t *testing.T) {
 		if got[i].rt != w*ms {
 			t.Errorf("request %d: RT %v, want %v", i, got[i].rt, w*ms)
 		}
+	}
+}
+
+// An adaptive limiter made per-key (key=COLUMN) gets each completion on
+// its own key's instance: the engine's decisions are those of one
+// reference instance per key, fed the key's own calls and completions
+// (unbounded table, so the keys are independent).
+func TestKeyedAdaptiveCompletesPerKey(t *testing.T) {
+	specs := []string{
+		"concurrency:limit=2", "sentinel-system:max-thread=1", "sentinel-system:max-thread=2,avg-rt=30,flavor=go",
+		"aimd:initial=2,min=1", "vegas:initial=2,probe=off", "gradient2:initial=4,min=1", "none",
+	}
+	rng := rand.New(rand.NewPCG(9, 4))
+	var arr []scenarios.Arrival
+	now := time.Duration(0)
+	for i := 0; i < 3000; i++ {
+		now += time.Duration(rng.ExpFloat64() * float64(time.Millisecond))
+		k := int32(rng.IntN(4))
+		if rng.IntN(40) == 0 {
+			k = scenarios.NoKey
+		}
+		arr = append(arr, scenarios.Arrival{At: now, Clock: now, HasResponse: true, RT: time.Duration(1+rng.IntN(15)) * time.Millisecond,
+			Failed: rng.IntN(10) == 0, Cost: 1, Keys: [scenarios.MaxKeyColumns]int32{k, scenarios.NoKey, scenarios.NoKey, scenarios.NoKey}})
+	}
+	for _, spec := range specs {
+		t.Run(spec, func(t *testing.T) {
+			// The reference: an instance per key, events in clock order as
+			// refWithSignals orders them.
+			refs := map[int32]algorithms.Completer{}
+			type done struct {
+				exit time.Duration
+				seq  int
+				key  int32
+				tk   algorithms.Ticket
+				oc   algorithms.Outcome
+			}
+			var open []done
+			want := make([]bool, len(arr))
+			for i, a := range arr {
+				sort.Slice(open, func(x, y int) bool {
+					if open[x].exit != open[y].exit {
+						return open[x].exit < open[y].exit
+					}
+					return open[x].seq < open[y].seq
+				})
+				j := 0
+				for j < len(open) && open[j].exit <= a.Clock {
+					refs[open[j].key].Complete(open[j].exit, open[j].tk, open[j].oc)
+					j++
+				}
+				open = open[j:]
+				key := a.Keys[0]
+				if key < 0 {
+					want[i] = true
+					continue
+				}
+				c := refs[key]
+				if c == nil {
+					l, _ := algorithms.New(spec, 0)
+					c = l.(algorithms.Completer)
+					refs[key] = c
+				}
+				if c.Check(a.Clock).Pass {
+					want[i] = true
+					oc := algorithms.Success
+					if a.Failed {
+						oc = algorithms.Failure
+					}
+					open = append(open, done{a.Clock + a.RT, i, key, c.Begin(a.Clock, a.Clock), oc})
+				}
+			}
+			lim, err := algorithms.New(spec+",key=key", 0)
+			if err != nil {
+				lim, err = algorithms.New(spec+":key=key", 0)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := lim.(algorithms.KeyColumnUser).BindKeyColumns([]int{0}); err != nil {
+				t.Fatal(err)
+			}
+			var rows bytes.Buffer
+			cfg := cfgFor(time.Minute)
+			cfg.Decisions = func(int) io.Writer { return &rows }
+			if _, err := Run(context.Background(), &sliceStream{arr: arr}, []algorithms.Limiter{lim}, cfg); err != nil {
+				t.Fatal(err)
+			}
+			got := parseRows(t, rows.String())
+			blocked := 0
+			for i, w := range want {
+				if (got[i].verdict == "pass") != w {
+					t.Fatalf("arrival %d (key %d): engine %s, per-key reference pass=%v", i, arr[i].Keys[0], got[i].verdict, w)
+				}
+				if !w {
+					blocked++
+				}
+			}
+			if blocked == 0 && spec != "none" {
+				t.Logf("%s: nothing blocked", spec)
+			}
+		})
+	}
+}
+
+// The trigger is the downstream's first phase: one that ends within the
+// run has an end and a recovery time; one that lasts to the end of the run
+// (latency-step's step) has neither, even though the last responses fall
+// in bins past the run's end; summary.json says so with trigger_end_ms
+// null. A phase that starts after the run is no trigger.
+func TestTriggerThatNeverEnds(t *testing.T) {
+	ms, s := time.Millisecond, time.Second
+	for _, c := range []struct {
+		name     string
+		from, to time.Duration
+		trigger  bool
+		ends     bool
+		recovers bool
+		json     string
+	}{
+		{"ends within the run", 1 * s, 2 * s, true, true, true, `"trigger": true,
+      "trigger_end_ms": 2000`},
+		{"lasts to the end", 1 * s, 4 * s, true, false, false, `"trigger": true,
+      "trigger_end_ms": null`},
+		{"lasts past the end", 1 * s, time.Hour, true, false, false, `"trigger_end_ms": null`},
+		{"starts after the run", 5 * s, 6 * s, false, false, false, `"trigger": false,
+      "trigger_end_ms": null`},
+		{"processor sharing, ends within the run", 1 * s, 2 * s, true, true, true, `"trigger_end_ms": 2000`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ts []time.Duration
+			for at := time.Duration(0); at < 4*s; at += 5 * ms {
+				ts = append(ts, at)
+			}
+			lim, _ := algorithms.New("none", 0)
+			cfg := cfgFor(4 * s)
+			cfg.Downstream = &scenarios.Downstream{Servers: 16, Service: 10 * ms,
+				Phases: []scenarios.DownstreamPhase{{From: c.from, To: c.to, Service: 40 * ms}}}
+			if strings.HasPrefix(c.name, "processor sharing") {
+				// A PS downstream's phase (fewer cores) is a trigger too.
+				cfg.Downstream = &scenarios.Downstream{Servers: 16, PS: true, Cores: 16, Service: 10 * ms,
+					Phases: []scenarios.DownstreamPhase{{From: c.from, To: c.to, Cores: 2}}}
+			}
+			res, err := Run(context.Background(), &sliceStream{arr: at(ts...)}, []algorithms.Limiter{lim}, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := res.Algorithms[0].Chain
+			if ch.Trigger != c.trigger || ch.TriggerEnds != c.ends || ch.HasRecovery != c.recovers {
+				t.Errorf("trigger %v, ends %v (at %v), recovers %v; want %v %v %v", ch.Trigger, ch.TriggerEnds, ch.TriggerEnd, ch.HasRecovery, c.trigger, c.ends, c.recovers)
+			}
+			if c.ends && ch.TriggerEnd != c.to {
+				t.Errorf("trigger ends at %v, want %v", ch.TriggerEnd, c.to)
+			}
+			var b bytes.Buffer
+			if err := WriteSummaryJSON(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), c.json) {
+				t.Errorf("summary.json lacks %s:\n%s", c.json, b.String())
+			}
+		})
 	}
 }

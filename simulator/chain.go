@@ -162,6 +162,10 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	switch l := lim.(type) {
 	case *algorithms.Chain:
 		u.stages, u.breaker = l.Stages(), l.Breaker()
+	case algorithms.RequestCompleter:
+		// A per-key adaptive limiter: its calls are begun and completed
+		// on their key's instance (adaptive.go).
+		u.stages = []algorithms.Stage{l}
 	case algorithms.RequestLimiter:
 		// Before Stage: a row of one limiter that reads the request (a
 		// per-key limiter, a prioritized leap-array) decides it whole, as

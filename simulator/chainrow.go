@@ -203,8 +203,9 @@ func (c *chainStats) addResponse(a *accumulator, o *outcome) {
 	}
 }
 
-// result summarises the row; the run's bins end at bin index hi.
-func (c *chainStats) result(lo, hi int64, a *accumulator) *ChainResult {
+// result summarises the row; the run's bins end at bin index hi, its span
+// at runEnd.
+func (c *chainStats) result(lo, hi int64, a *accumulator, runEnd time.Duration) *ChainResult {
 	u := c.unit
 	r := &ChainResult{
 		Responses: u.respond, Completed: c.completed, Errors: c.errors, Timeouts: c.timeouts,
@@ -213,7 +214,7 @@ func (c *chainStats) result(lo, hi int64, a *accumulator) *ChainResult {
 	}
 	q3 := c.rt.quantiles(50, 90, 99, 99.9)
 	r.RTP90, r.RTP999 = q3[1], q3[3]
-	c.adaptiveResult(r, a, time.Duration(a.start+hi*a.bin))
+	c.adaptiveResult(r, a, runEnd)
 	q := c.rt.quantiles(50, 99)
 	r.RTP50, r.RTP99, r.RTMax = q[0], q[1], c.rt.max
 	end := time.Duration(a.start + hi*a.bin)

@@ -416,7 +416,7 @@ func assemble(cfg *Config, limiters []algorithms.Limiter, accs []*accumulator, m
 		Algorithms: make([]AlgoResult, len(accs)),
 	}
 	for i, a := range accs {
-		res.Algorithms[i] = a.finish(limiters[i], cfg.Window, lo, hi)
+		res.Algorithms[i] = a.finish(limiters[i], cfg.Window, lo, hi, end)
 	}
 	return res
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
 // Outputs of the adaptive rows and the clients' retries.
@@ -92,6 +94,7 @@ type adaptiveSummaryJS struct {
 	RTP999Ms          jsonNum `json:"rt_p999_ms"`
 	RecoveryMs        jsonNum `json:"recovery_ms"`
 	RecoveryTriggered bool    `json:"trigger"`
+	TriggerEndMs      jsonNum `json:"trigger_end_ms"`
 }
 
 func adaptiveSummary(c *ChainResult) *adaptiveSummaryJS {
@@ -100,25 +103,40 @@ func adaptiveSummary(c *ChainResult) *adaptiveSummaryJS {
 	if c.Requests > 0 {
 		js.AttemptsPerReq = jsonNum(fmtRatio(float64(c.Requests+c.Retries) / float64(c.Requests)))
 	}
+	if c.Trigger && c.TriggerEnds {
+		js.TriggerEndMs = jsonNum(fmtMs(c.TriggerEnd))
+	}
 	if c.HasRecovery {
 		js.RecoveryMs = jsonNum(fmtMs(c.Recovery))
 	}
 	return js
 }
 
-// adaptiveResult fills the adaptive figures of r.
+// adaptiveResult fills the adaptive figures of r; end is the end of the
+// run's span (the arrivals', not the bins that hold the last responses).
 func (c *chainStats) adaptiveResult(r *ChainResult, a *accumulator, end time.Duration) {
 	u := c.unit
 	r.Adaptive = len(u.completers) > 0
 	r.Requests = a.arrived - c.retries
-	if u.ds == nil || len(u.ds.cfg.Phases) == 0 {
+	var cfg *scenarios.Downstream
+	switch {
+	case u.ds != nil:
+		cfg = u.ds.cfg
+	case u.ps != nil:
+		cfg = u.ps.cfg
+	}
+	if cfg == nil || len(cfg.Phases) == 0 {
 		return
 	}
-	ph := u.ds.cfg.Phases[0]
-	if ph.To >= end {
-		return // the phase lasts to the end: nothing to recover from
+	ph := cfg.Phases[0]
+	if ph.From >= end {
+		return // the phase starts after the run: no trigger
 	}
 	r.Trigger = true
+	if ph.To >= end {
+		return // the phase lasts to the end: it never ends, nothing to recover from
+	}
+	r.TriggerEnds, r.TriggerEnd = true, ph.To
 	r.Recovery, r.HasRecovery = recovery(a, ph.From, ph.To)
 }
 

@@ -114,13 +114,17 @@ type ChainResult struct {
 	// the stream's arrivals it saw (attempts = Requests + Retries).
 	Adaptive bool
 	Requests int64
-	// Recovery is, for a run whose downstream has a phase (the trigger),
-	// the time from the phase's end until goodput over one second is back
-	// within 10% of its mean before the phase; HasRecovery is false when
-	// there is no trigger or goodput never came back.
+	// Trigger is set for a run whose downstream has a phase that starts
+	// within the run (its first phase, the trigger); TriggerEnds when that
+	// phase also ends within the run, at TriggerEnd. Recovery is then the
+	// time from TriggerEnd until goodput over one second is back within
+	// 10% of its mean before the phase; HasRecovery is false when there is
+	// no trigger, the trigger never ends, or goodput never came back.
 	Recovery    time.Duration
 	HasRecovery bool
 	Trigger     bool
+	TriggerEnds bool
+	TriggerEnd  time.Duration
 }
 
 // Bin counts one bin of one limiter. Arrivals and blocks are counted at

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -95,5 +96,39 @@ func TestPerKeyBadInput(t *testing.T) {
 		t.Run(tc.want, func(t *testing.T) {
 			checkBadInput(t, out, tc.want, append(tc.args, "--out", out)...)
 		})
+	}
+}
+
+// An adaptive limiter with key= frees its key's slot at each completion:
+// ten sequential calls of one address, 10 ms apart and 1 ms long, all
+// pass concurrency:limit=1,key=ip, as they pass it without key=.
+func TestKeyedAdaptiveSequentialCalls(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("t_ms,ip,rt_ms,error\n")
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "%d,1.2.3.4,1,0\n", 10*i)
+	}
+	trace := filepath.Join(dir, "one.csv")
+	os.WriteFile(trace, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	specs := []string{"concurrency:limit=1,key=ip", "concurrency:limit=1", "sentinel-system:max-thread=0,key=ip", "aimd:initial=1,min=1,key=ip"}
+	args := []string{"run", "--trace", trace, "--chart", "none", "--quiet", "--out", out}
+	for _, s := range specs {
+		args = append(args, "--algo", s)
+	}
+	if _, stderr, code := binary(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Algorithms []map[string]any `json:"algorithms"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range sum.Algorithms {
+		if a["passed"] != 10.0 {
+			t.Errorf("%s passed %v of 10", specs[i], a["passed"])
+		}
 	}
 }

@@ -49,7 +49,11 @@ func listRun(io *IOStreams) error {
 			if def == "" {
 				def = "limit"
 			}
-			params = append(params, p.Key+"="+def)
+			kv := p.Key + "=" + def
+			if len(p.Aliases) > 0 {
+				kv += " (or " + strings.Join(p.Aliases, ", ") + ")"
+			}
+			params = append(params, kv)
 		}
 		name := a.Name
 		if len(a.Aliases) > 0 {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
@@ -36,13 +38,35 @@ func (o *rulesOptions) load() ([]rules.Rule, error) {
 	}
 	var out []rules.Rule
 	for _, f := range o.Files {
-		rs, err := rules.Load(f, o.Format)
+		rs, err := loadRules(f, o.Format)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, rs...)
 	}
 	return out, nil
+}
+
+// loadRules reads one rules file and checks that every translation is a
+// spec the lab builds, so `rules explain` never prints a spec that `run`
+// refuses: a translation the lab cannot build is an error at the rule's
+// file:line.
+func loadRules(f, format string) ([]rules.Rule, error) {
+	rs, err := rules.Load(f, format)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		if distributed.IsRedis(r.Spec) {
+			_, err = distributed.Parse(r.Spec, 0)
+		} else {
+			_, err = algorithms.New(r.Spec, 0)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: rule %q becomes %s, which the lab cannot build (%s); remove the rule, or run its nearest spec with --algo", r.Source, r.Name, r.Spec, strings.TrimSpace(err.Error()))
+		}
+	}
+	return rs, nil
 }
 
 // ruleRows turns rules into specs and row labels: rules with the same spec
@@ -155,7 +179,7 @@ cannot honour, with the reason.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for i, f := range args {
-				rs, err := rules.Load(f, format)
+				rs, err := loadRules(f, format)
 				if err != nil {
 					return err
 				}

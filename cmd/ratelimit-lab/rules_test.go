@@ -143,3 +143,64 @@ func TestTuneRules(t *testing.T) {
 	checkBadInput(t, filepath.Join(dir, "u"), "pick one of: GET:/api/orders", "tune", "poisson", "--rules", "../../examples/rules/sentinel-flow-rules.json", "--rule", "nope", "--out", filepath.Join(dir, "u"))
 	checkBadInput(t, filepath.Join(dir, "u"), "no rule in --rules is a QPS flow rule", "tune", "poisson", "--rules", "../../examples/rules/kong.yaml", "--out", filepath.Join(dir, "u"))
 }
+
+// explainedSpec matches a spec line of `rules explain`.
+var explainedSpec = regexp.MustCompile(`(?m)^  spec:  (.*)$`)
+
+// TestExplainedSpecsRun: every spec `rules explain` prints, for every
+// example and for generated files that cover each translator's stages
+// together (ingress-nginx's limit-rps, limit-rpm and limit-connections in
+// every combination; Sentinel's param, THREAD flow, degrade and system
+// rules on one resource), is one `run --algo` accepts and runs.
+func TestExplainedSpecsRun(t *testing.T) {
+	trace := rulesTrace(t)
+	dir := t.TempDir()
+	files, _ := filepath.Glob("../../examples/rules/*")
+	var ing strings.Builder
+	for mask := 1; mask < 8; mask++ {
+		fmt.Fprintf(&ing, "---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: gen%d\n  annotations:\n", mask)
+		for i, a := range []string{"limit-rps: \"4\"", "limit-rpm: \"120\"", "limit-connections: \"2\""} {
+			if mask&(1<<i) != 0 {
+				fmt.Fprintf(&ing, "    nginx.ingress.kubernetes.io/%s\n", a)
+			}
+		}
+		fmt.Fprintf(&ing, "    nginx.ingress.kubernetes.io/limit-burst-multiplier: \"%d\"\n", mask)
+	}
+	gen := map[string]string{
+		"gen-ingress.yaml": ing.String(),
+		"gen-sentinel.json": `{"flowRules": [{"resource": "a", "grade": 0, "count": 2}, {"resource": "b", "grade": 1, "count": 5}],
+ "degradeRules": [{"resource": "a", "grade": 0, "count": 50, "timeWindow": 1, "slowRatioThreshold": 0.5}],
+ "systemRules": [{"maxThread": 10}, {"avgRt": 30}],
+ "paramFlowRules": [{"resource": "a", "paramIdx": 0, "count": 3}]}`,
+		"gen-sentinel-go.yaml": "isolation:\n  - resource: a\n    metricType: Concurrency\n    threshold: 3\nflow:\n  - resource: a\n    threshold: 10\n    statIntervalInMs: 1000\ncircuitbreaker:\n  - resource: a\n    strategy: ErrorCount\n    retryTimeoutMs: 1000\n    minRequestAmount: 5\n    statIntervalMs: 1000\n    threshold: 3\n",
+	}
+	for name, body := range gen {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "limits.conf" {
+			continue // included by nginx.conf
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			out, stderr, code := binary(t, "rules", "explain", f)
+			if code != 0 {
+				t.Fatalf("rules explain: exit %d: %s", code, stderr)
+			}
+			specs := explainedSpec.FindAllStringSubmatch(out, -1)
+			if len(specs) == 0 {
+				t.Fatalf("no spec in:\n%s", out)
+			}
+			args := []string{"run", "--trace", trace, "--limit", "100", "--chart", "none", "--quiet", "--out", filepath.Join(t.TempDir(), "o")}
+			for _, s := range specs {
+				args = append(args, "--algo", s[1])
+			}
+			if _, stderr, code := binary(t, args...); code != 0 {
+				t.Fatalf("run refuses what rules explain printed: exit %d: %s", code, stderr)
+			}
+		})
+	}
+}

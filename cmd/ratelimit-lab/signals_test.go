@@ -38,3 +38,20 @@ func TestConstantKey(t *testing.T) {
 		}
 	}
 }
+
+// A YAML scenario's name is printed as written, lower case included, in
+// the run's context line and report title (an audit read "My-retry-storm"
+// off a transcript that capitalised the first letter of the output).
+func TestScenarioNameAsWritten(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := binary(t, "run", "../../scenarios/examples/retry-storm.yaml", "--duration", "2s", "--chart", "none", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "my-retry-storm · ") {
+		t.Errorf("context line: %q", strings.SplitN(stdout, "\n", 2)[0])
+	}
+	if html := string(readFile(t, filepath.Join(out, "report.html"))); !strings.Contains(html, "<title>ratelimit-lab report · my-retry-storm</title>") {
+		t.Errorf("report.html title is not the name as written")
+	}
+}

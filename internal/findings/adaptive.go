@@ -2,7 +2,12 @@ package findings
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
@@ -18,7 +23,8 @@ func (g *gen) adaptive() error {
 		"(FIFO servers; the caller gives up at the timeout but the server keeps serving) and, for retry-storm, " +
 		"of the clients' retries. Goodput counts responses without error or timeout; recovery is the time from " +
 		"the end of the downstream's phase until goodput over one second is back within 10%% of its mean before " +
-		"the phase (\"never\" if it does not come back within the run).\n")
+		"the phase (\"never\" if it does not come back within the run; \"-\" when there is nothing to recover from: no phase, " +
+		"or a phase that lasts to the end of the run, as latency-step's step does).\n")
 	for _, name := range scenarios.AdaptiveScenarioNames {
 		sc, err := lookup(name)
 		if err != nil {
@@ -72,8 +78,8 @@ func attempts(c *simulator.ChainResult) string {
 
 func recovery(c *simulator.ChainResult) string {
 	switch {
-	case !c.Trigger:
-		return "-"
+	case !c.Trigger, !c.TriggerEnds:
+		return "-" // no phase, or one that never ends: nothing to recover from
 	case !c.HasRecovery:
 		return "never"
 	}
@@ -135,11 +141,25 @@ func (g *gen) adaptiveReading(name string, r *simulator.Result) {
 	switch name {
 	case "latency-step":
 		var parts []string
+		seen := map[string]int{}
 		for _, a := range r.Algorithms {
-			parts = append(parts, fmt.Sprintf("`%s` %s → %s", a.Name, pct(passRate(r, &a, 0, 10*s)), pct(passRate(r, &a, 20*s, 40*s))))
+			seen[a.Name]++
+		}
+		for _, a := range r.Algorithms {
+			label := a.Name
+			if seen[a.Name] > 1 { // two rows of one kind: their specs tell them apart
+				label = a.Spec
+			}
+			parts = append(parts, fmt.Sprintf("`%s` %s → %s", label, pct(passRate(r, &a, 0, 10*s)), pct(passRate(r, &a, 20*s, 40*s))))
 		}
 		g.p("\nShare of arrivals passed before the step (0–10 s) and after it settles (20–40 s): %s. "+
-			"The service has capacity to spare throughout, so every block is a limiter misreading a longer RT as overload.\n", join(parts))
+			"The service has capacity to spare throughout, so every block is a limiter misreading a longer RT as overload. "+
+			"The step does not end (it lasts to the end of the run), so there is no recovery to time: the recovery column reads \"-\".\n", join(parts))
+		for i := range r.Algorithms {
+			if r.Algorithms[i].Name == "gradient2" {
+				g.gradient2Step(r, &r.Algorithms[i], 10*s)
+			}
+		}
 	case "overload-ramp":
 		var parts []string
 		for _, a := range r.Algorithms {
@@ -166,6 +186,87 @@ func (g *gen) adaptiveReading(name string, r *simulator.Result) {
 		}
 		g.p("\nBlocked requests (each minRTT window holds the limit at min-concurrency until request-count samples are in): %s.\n", join(parts))
 	}
+}
+
+// gradient2Step says what Gradient2's limit does at the latency step at
+// step, from the run's series: its limit before the step, its lowest and
+// highest after it, and the calls in flight that decide whether
+// Gradient2Limit updates at all (it leaves the limit alone while in flight
+// < limit/2: app-limited).
+func (g *gen) gradient2Step(r *simulator.Result, a *simulator.AlgoResult, step time.Duration) {
+	s := time.Second
+	var before, last float64
+	var loAt time.Duration
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var inB, inA, nB, nA float64
+	for i, b := range a.Bins {
+		t := r.Start + time.Duration(i)*r.Bin
+		if math.IsNaN(b.Limit) || (b.Limit == 0 && b.InFlight == 0) {
+			continue
+		}
+		switch {
+		case t < step:
+			before = b.Limit
+			if t >= step-5*s {
+				inB += float64(b.InFlight)
+				nB++
+			}
+		default:
+			if b.Limit < lo {
+				lo, loAt = b.Limit, t
+			}
+			hi, last = math.Max(hi, b.Limit), b.Limit
+			if t >= step+5*s {
+				inA += float64(b.InFlight)
+				nA++
+			}
+		}
+	}
+	if nB == 0 || nA == 0 {
+		return
+	}
+	inB, inA = inB/nB, inA/nA
+	floorV := math.NaN()
+	if l, err := algorithms.New(a.Spec, 0); err == nil {
+		if p := specParam(l.Spec(), "min"); p != "" {
+			floorV, _ = strconv.ParseFloat(p, 64)
+		}
+	}
+	what := "a rise, not a dip"
+	switch {
+	case lo < before && hi > before:
+		what = "a dip, then a rise"
+	case lo < before:
+		what = "a dip"
+	case hi == before:
+		what = "no change"
+	}
+	g.p("\n`%s`: its limit (series.csv's limit column) is %s before the step; after it, its lowest is %s (in the bin at %s s), its highest %s and its last %s: %s.",
+		a.Spec, num(before), num(lo), num(loAt.Seconds()), num(hi), num(last), what)
+	if before == floorV {
+		g.p(" It starts at its floor (initial = min = %s), so it cannot dip below it.", num(floorV))
+	}
+	g.p(" The calls in flight (at each bin's last arrival) average %.1f over 5–10 s and %.1f over 15–40 s", inB, inA)
+	if inB < before/2 {
+		g.p("; before the step that is under half its limit, and Gradient2Limit leaves the limit alone while in flight < limit/2 (app-limited)")
+	}
+	if lo < before {
+		g.p("; right after the step its gradient (tolerance · long RTT / RTT) is below 1 until the long RTT catches up, " +
+			"so its updates lower the limit where limit · gradient + queue-size is below the limit")
+	}
+	g.p(". Once it updates, its gradient is 1 as soon as its long RTT (an average over long-window samples) passes the new RTT divided by " +
+		"the tolerance, and each such update adds queue-size: the limit grows while bursts keep in flight at half of it or more.\n")
+}
+
+// specParam is the value of key in a canonical spec, or "".
+func specParam(spec, key string) string {
+	_, params, _ := strings.Cut(spec, ":")
+	for _, kv := range strings.Split(params, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }
 
 func join(parts []string) string {

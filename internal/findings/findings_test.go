@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/findings.md from the lab's runs")
@@ -109,6 +111,25 @@ func TestSectionLetters(t *testing.T) {
 	for i, want := range map[int]string{0: "a", 25: "z", 26: "aa", 27: "ab", 51: "az", 52: "ba"} {
 		if got := SectionLetter(i); got != want {
 			t.Errorf("SectionLetter(%d) = %q, want %q", i, got, want)
+		}
+	}
+}
+
+// The recovery column: "-" without a trigger and for a trigger that never
+// ends (latency-step's step), "never" for one that ends but goodput does
+// not come back, else the time.
+func TestRecoveryColumn(t *testing.T) {
+	for _, c := range []struct {
+		r    simulator.ChainResult
+		want string
+	}{
+		{simulator.ChainResult{}, "-"},
+		{simulator.ChainResult{Trigger: true}, "-"},
+		{simulator.ChainResult{Trigger: true, TriggerEnds: true, TriggerEnd: 20 * time.Second}, "never"},
+		{simulator.ChainResult{Trigger: true, TriggerEnds: true, HasRecovery: true, Recovery: 1500 * time.Millisecond}, "1500 ms"},
+	} {
+		if got := recovery(&c.r); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
 		}
 	}
 }
