@@ -13,9 +13,9 @@ import (
 
 // KeyBound is implemented by limiters whose reference bounds how many
 // per-key states it keeps: the per-key wrapper keeps at most MaxKeys
-// (Envoy's max_dynamic_descriptors LRU; Traefik's 65 536 sources, evicting
-// the entry closest to expiry). A key pushed out starts again as a new
-// limiter.
+// unless capacity= is given (Envoy's max_dynamic_descriptors, an LRU;
+// Traefik's 65 536 sources, evicting the root of its expiry heap: see
+// keyed_bound.go). A key pushed out starts again as a new limiter.
 type KeyBound interface {
 	MaxKeys() int
 }
