@@ -97,3 +97,39 @@ func TestPerKeyBadInput(t *testing.T) {
 		})
 	}
 }
+
+// extra_passes_from_eviction of a chain compares it with the whole chain
+// unbounded, not with its first stage alone: on the example access log a
+// chain whose tables never fill gains nothing, and one whose second table
+// holds one path gains exactly its passes minus those of the same chain
+// with capacity=unbounded everywhere, run beside it.
+func TestChainExtraPassesAgainstChainTwin(t *testing.T) {
+	out := t.TempDir()
+	const (
+		fits    = "sentinel-param:count=3+sentinel-param:count=1,key=path"
+		tiny    = "sentinel-param:count=3+sentinel-param:count=1,key=path,capacity=1"
+		neither = "sentinel-param:count=3,capacity=unbounded+sentinel-param:count=1,key=path,capacity=unbounded"
+	)
+	_, stderr, code := binary(t, "run", "--trace", filepath.Join("..", "..", "scenarios", "examples", "access.log"),
+		"--key", "ip", "--key", "path", "--chart", "none", "--quiet", "--out", out,
+		"--algo", fits, "--algo", tiny, "--algo", neither)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Algorithms []map[string]any `json:"algorithms"`
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	f, ti, un := sum.Algorithms[0], sum.Algorithms[1], sum.Algorithms[2]
+	if f["evictions"] != 0.0 || f["extra_passes_from_eviction"] != 0.0 {
+		t.Errorf("%s: evictions %v, extra passes %v, want 0 and 0", fits, f["evictions"], f["extra_passes_from_eviction"])
+	}
+	want := ti["passed"].(float64) - un["passed"].(float64)
+	if ti["evictions"].(float64) == 0 || want == 0 || ti["extra_passes_from_eviction"] != want {
+		t.Errorf("%s: evictions %v, extra passes %v, want > 0 and %v (passed %v, unbounded chain %v)",
+			tiny, ti["evictions"], ti["extra_passes_from_eviction"], want, ti["passed"], un["passed"])
+	}
+}
