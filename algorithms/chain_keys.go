@@ -99,6 +99,8 @@ func (c *Chain) BindKeyNames(name func(int32) string) {
 // keeps no per-key state.
 func KeyReporterOf(l Limiter) KeyReporter {
 	switch x := l.(type) {
+	case KeyReporterProvider:
+		return x.KeyReporter()
 	case KeyReporter:
 		return x
 	case *Chain:
@@ -118,6 +120,13 @@ func (c *Chain) ShadowRequest(now time.Duration, r *Request) {
 	if c.shadow != nil && c.shadow.DecideRequest(now, r).Pass {
 		c.shadowPasses++
 	}
+}
+
+// KeyReporterProvider is a limiter that is per-key or not by its
+// configuration (a redis-* spec with or without key=COLUMN): KeyReporter
+// is its per-key view, or nil.
+type KeyReporterProvider interface {
+	KeyReporter() KeyReporter
 }
 
 // twinStage is a per-key stage whose table may be bounded: unboundedTwin

@@ -133,3 +133,44 @@ func TestChainExtraPassesAgainstChainTwin(t *testing.T) {
 			tiny, ti["evictions"], ti["extra_passes_from_eviction"], want, ti["passed"], un["passed"])
 	}
 }
+
+// A redis-* spec with key=COLUMN decides per key and is accounted per key
+// like every other: its keys.csv rows, distinct_keys and keys_hurt in
+// summary.json, the per-key block under the table, and no overshoot
+// against one shared limit (it has none).
+func TestRedisKeyedRowsArePerKey(t *testing.T) {
+	for _, spec := range []string{"redis-cell:max-burst=1,count=2,key=key", "redis-fixed-window:limit=2,window=1s,key=key"} {
+		out := t.TempDir()
+		stdout, stderr, code := binary(t, "run", "--trace", filepath.Join("..", "..", "scenarios", "examples", "access.log"),
+			"--key", "ip", "--chart", "none", "--out", out, "--algo", spec)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", spec, code, stderr)
+		}
+		if !strings.Contains(stdout, "per key, "+strings.SplitN(spec, ":", 2)[0]) || !strings.Contains(stdout, "keys by rejections") {
+			t.Errorf("%s: no per-key block:\n%s", spec, stdout)
+		}
+		keys, _ := os.ReadFile(filepath.Join(out, "keys.csv"))
+		rows, hurt := 0, 0
+		for _, line := range strings.Split(strings.TrimSpace(string(keys)), "\n")[1:] {
+			f := strings.Split(line[strings.LastIndex(line, "\"")+2:], ",")
+			rows++
+			if f[3] != "0" { // rejected
+				hurt++
+			}
+		}
+		var sum struct {
+			Algorithms []map[string]any `json:"algorithms"`
+		}
+		data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err := json.Unmarshal(data, &sum); err != nil {
+			t.Fatal(err)
+		}
+		a := sum.Algorithms[0]
+		if rows == 0 || hurt == 0 || a["distinct_keys"] != float64(rows) || a["keys_hurt"] != float64(hurt) {
+			t.Errorf("%s: keys.csv has %d keys, %d hurt; summary distinct_keys %v, keys_hurt %v", spec, rows, hurt, a["distinct_keys"], a["keys_hurt"])
+		}
+		if a["overshoot"] != nil || a["window_limit"] != nil {
+			t.Errorf("%s: overshoot %v against window_limit %v, want null (no shared limit)", spec, a["overshoot"], a["window_limit"])
+		}
+	}
+}
