@@ -37,6 +37,15 @@ type Freshener interface {
 	Fresh() Limiter
 }
 
+// WindowLimiter is implemented by limiters with several limits of
+// different lengths (Kong's second … year): WindowLimit is the limit in a
+// window of w, the tightest of them at that length. A run's window_limit
+// and overshoot use it instead of Rate·w, which would spread the longest
+// unit's limit over a shorter window.
+type WindowLimiter interface {
+	WindowLimit(w time.Duration) float64
+}
+
 // EpochReader is implemented by limiters that read a wall clock: EpochMs
 // is the Unix ms that virtual time 0 maps to (summary.json's epoch_ms).
 type EpochReader interface {

@@ -174,3 +174,36 @@ func TestRedisKeyedRowsArePerKey(t *testing.T) {
 		}
 	}
 }
+
+// Kong's window limit is the tightest of its limits at the run's window:
+// second=100,minute=5000 allows 100 in a second (not the minute's 83.3)
+// and 5000 in a minute, so its overshoot on gateway-over-limit is measured
+// against those.
+func TestKongWindowLimitIsTightestAtWindow(t *testing.T) {
+	for _, c := range []struct {
+		window string
+		limit  float64
+	}{{"1s", 100}, {"1m", 5000}, {"10s", 1000}} {
+		out := t.TempDir()
+		_, stderr, code := binary(t, "run", "gateway-over-limit", "--window", c.window, "--chart", "none", "--quiet", "--out", out,
+			"--algo", "kong:second=100,minute=5000")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var sum struct {
+			Algorithms []map[string]any `json:"algorithms"`
+		}
+		data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err := json.Unmarshal(data, &sum); err != nil {
+			t.Fatal(err)
+		}
+		a := sum.Algorithms[0]
+		max := a["max_window_passed"].(float64)
+		if a["window_limit"] != c.limit {
+			t.Errorf("--window %s: window_limit %v, want %v", c.window, a["window_limit"], c.limit)
+		}
+		if got, want := a["overshoot"].(float64), max/c.limit; got < want-0.0005 || got > want+0.0005 {
+			t.Errorf("--window %s: overshoot %v, want %v / %v", c.window, got, max, c.limit)
+		}
+	}
+}
