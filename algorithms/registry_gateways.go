@@ -22,17 +22,19 @@ type KeyBound interface {
 
 // Expirer is implemented by limiters whose reference drops a key's state
 // after a time without use (Traefik's ttlmap, HAProxy's stick-table
-// expire): Expired(now) reports that it has, so the per-key wrapper may
-// free the state, since a new limiter decides the same from now on. The
-// limiter applies the expiry itself in Decide either way.
+// expire): Expired(now) reports that it has, since a new limiter decides
+// the same from now on. The limiter applies the expiry itself in Decide;
+// the per-key wrapper does not free expired states (Traefik's table still
+// counts them towards its 65 536, as its ttlmap does until they are read).
 type Expirer interface {
 	Expired(now time.Duration) bool
 }
 
 // Freshener is implemented by limiters that make a new instance of
 // themselves cheaply: Fresh returns a limiter in the state New gives (as
-// created at t = 0), sharing the receiver's immutable configuration, for
-// the per-key wrapper to start each new key from.
+// created at t = 0), sharing the receiver's immutable configuration. (The
+// per-key wrapper builds a new key's limiter from its spec, or by value
+// for the flat and Traefik tables.)
 type Freshener interface {
 	Fresh() Limiter
 }
