@@ -26,6 +26,11 @@ import (
 type Chain struct {
 	stages  []Stage
 	breaker *CircuitBreaker
+
+	// shadow is the chain with unbounded tables (chainKeys.TrackShadow);
+	// shadowPasses what it passed.
+	shadow       *Chain
+	shadowPasses int64
 }
 
 // NewChain builds a chain from its stages.

@@ -29,6 +29,7 @@ func mergeNginx(stages []Stage) ([]Stage, error) {
 // DecideRequest implements RequestLimiter for one caller at a time (see
 // Chain.Decide).
 func (c *Chain) DecideRequest(now time.Duration, r *Request) Decision {
+	c.ShadowRequest(now, r)
 	t := now
 	for _, s := range c.stages {
 		var d Decision
@@ -90,18 +91,100 @@ func (c *Chain) BindKeyNames(name func(int32) string) {
 	}
 }
 
-// KeyReporterOf returns the per-key view of l: l itself, or the first
-// per-key stage of a chain; nil when l keeps no per-key state.
+// KeyReporterOf returns the per-key view of l: l itself, or for a chain
+// holding a per-key stage, that first stage's keys (keys.csv is accounted
+// by its column) with the chain's figures: every keyed stage's evictions,
+// and a twin of the whole chain with every table unbounded (TrackShadow),
+// so that extra_passes_from_eviction compares chain with chain; nil when l
+// keeps no per-key state.
 func KeyReporterOf(l Limiter) KeyReporter {
 	switch x := l.(type) {
+	case KeyReporterProvider:
+		return x.KeyReporter()
 	case KeyReporter:
 		return x
 	case *Chain:
 		for _, s := range x.stages {
 			if k, ok := s.(KeyReporter); ok {
-				return k
+				return chainKeys{k, x}
 			}
 		}
 	}
 	return nil
+}
+
+// ShadowRequest decides r at now on the chain's unbounded twin, if
+// TrackShadow made one (DecideRequest does; a caller that runs the stages
+// itself calls it where it asks the first stage).
+func (c *Chain) ShadowRequest(now time.Duration, r *Request) {
+	if c.shadow != nil && c.shadow.DecideRequest(now, r).Pass {
+		c.shadowPasses++
+	}
+}
+
+// KeyReporterProvider is a limiter that is per-key or not by its
+// configuration (a redis-* spec with or without key=COLUMN): KeyReporter
+// is its per-key view, or nil.
+type KeyReporterProvider interface {
+	KeyReporter() KeyReporter
+}
+
+// twinStage is a per-key stage whose table may be bounded: unboundedTwin
+// is a new stage of the same configuration with an unbounded table, bound
+// to the same key columns, and whether the receiver's table is bounded.
+type twinStage interface {
+	unboundedTwin() (Stage, bool)
+}
+
+// chainKeys is the per-key view of a chain (KeyReporterOf).
+type chainKeys struct {
+	KeyReporter // the first per-key stage
+	c           *Chain
+}
+
+// KeyFigures sums the keyed stages' evictions, failures and bytes, takes
+// the largest peak of keys, and the chain twin's passes.
+func (k chainKeys) KeyFigures() KeyFigures {
+	var f KeyFigures
+	for _, s := range k.c.stages {
+		if r, ok := s.(KeyReporter); ok {
+			g := r.KeyFigures()
+			f.Evictions += g.Evictions
+			f.AllocFailures += g.AllocFailures
+			f.PeakStateBytes += g.PeakStateBytes
+			f.PeakKeys = max(f.PeakKeys, g.PeakKeys)
+		}
+	}
+	f.ShadowPasses, f.HasShadow = k.c.shadowPasses, k.c.shadow != nil
+	return f
+}
+
+// TrackShadow builds the chain's unbounded twin: each bounded per-key
+// stage unbounded, every other stage new from its spec. A chain whose
+// tables are all unbounded needs none; one with a circuit breaker gets
+// none (extra_passes_from_eviction is then null).
+func (k chainKeys) TrackShadow() {
+	c := k.c
+	if c.shadow != nil || c.breaker != nil {
+		return // a breaker's twin would see no completions
+	}
+	stages := make([]Stage, len(c.stages))
+	bounded := false
+	for i, s := range c.stages {
+		if t, ok := s.(twinStage); ok {
+			var b bool
+			stages[i], b = t.unboundedTwin()
+			bounded = bounded || b
+			continue
+		}
+		l, err := New(s.Spec(), 0)
+		st, ok := l.(Stage)
+		if err != nil || !ok {
+			return // no twin: extra_passes_from_eviction stays unknown
+		}
+		stages[i] = st
+	}
+	if bounded {
+		c.shadow = &Chain{stages: stages}
+	}
 }

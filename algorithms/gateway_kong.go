@@ -225,6 +225,19 @@ func (k *Kong) Rate() float64 {
 	return r
 }
 
+// WindowLimit implements WindowLimiter: the tightest configured limit at
+// a window of w, each limit L per unit U allowing L·max(1, w/U) in w (a
+// month as 30 days, a year as 365). At w = 1 s, second=100,minute=5000 is
+// 100 (Rate's 5000/60 = 83.3 is the minute's, spread over its seconds);
+// at w = 1 min it is 5000.
+func (k *Kong) WindowLimit(w time.Duration) float64 {
+	r := math.Inf(1)
+	for _, u := range k.cfg.units {
+		r = min(r, k.cfg.Limits[u]*max(1, w.Seconds()/float64(kongExpiration[u])))
+	}
+	return r
+}
+
 // StateBytes implements Limiter: a counter per unit and a pointer to the
 // shared configuration.
 func (k *Kong) StateBytes() int { return int(unsafe.Sizeof(*k)) }

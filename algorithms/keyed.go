@@ -21,6 +21,7 @@ type Keyed struct {
 	inner    string // the inner spec
 	proto    Limiter
 	capacity int
+	bounded  bool // capacity is the reference's own bound (KeyBound), not capacity=
 	key      string
 	col      int
 	table    keyedTable
@@ -96,6 +97,8 @@ func newTable(proto Limiter) keyedTable {
 		return flatTable[Throttling](*l)
 	case *SlidingWindowCounter:
 		return flatTable[SlidingWindowCounter](*l)
+	case *Traefik:
+		return newTraefikTable(l)
 	}
 	spec := proto.Spec()
 	return &table[Limiter]{slots: newKeySlots[Limiter](),
@@ -118,6 +121,20 @@ func NewKeyed(inner string, key string, capacity int) (*Keyed, error) {
 }
 
 func newKeyed(inner string, key string, capacity int, defaultLimit float64) (*Keyed, error) {
+	k, err := newKeyedTable(inner, key, capacity, defaultLimit)
+	if err == nil && capacity == 0 {
+		// The reference bounds its table (Envoy's max_dynamic_descriptors,
+		// Traefik's maxSources): that bound applies unless capacity= is given.
+		if b, ok := k.proto.(KeyBound); ok && b.MaxKeys() > 0 {
+			k.capacity, k.bounded = b.MaxKeys(), true
+		}
+	}
+	return k, err
+}
+
+// newKeyedTable is newKeyed without the reference's bound: capacity 0 is
+// a table that never evicts (the unbounded twin of TrackShadow).
+func newKeyedTable(inner string, key string, capacity int, defaultLimit float64) (*Keyed, error) {
 	proto, err := New(inner, defaultLimit)
 	if err != nil {
 		return nil, err
@@ -145,7 +162,7 @@ func (k *Keyed) Spec() string {
 		sep = ":"
 	}
 	s := k.inner + sep + "key=" + k.key
-	if k.capacity > 0 {
+	if k.capacity > 0 && !k.bounded {
 		_, params, _ := strings.Cut(k.inner, ":")
 		own := strings.HasPrefix(params, "capacity=") || strings.Contains(params, ",capacity=")
 		s += "," + capName(own) + "=" + strconv.Itoa(k.capacity)
@@ -222,7 +239,7 @@ func (k *Keyed) TrackShadow() {
 	if k.capacity == 0 || k.hasShadow {
 		return
 	}
-	k.shadow, _ = NewKeyed(k.inner, k.key, 0)
+	k.shadow, _ = newKeyedTable(k.inner, k.key, 0, 0)
 	k.shadow.col = k.col
 	k.hasShadow = true
 }

@@ -441,24 +441,34 @@ func (l *NginxLimitReq) KeyFigures() KeyFigures {
 // expiry, no allocation failure). A limiter whose zones are all unbounded
 // needs none.
 func (l *NginxLimitReq) TrackShadow() {
-	bounded := false
+	u, bounded := l.unbounded()
+	if !bounded || l.hasShadow {
+		return
+	}
+	l.shadow = u
+	l.hasShadow = true
+}
+
+// unbounded is l with every zone unbounded, bound to l's columns and
+// names; bounded tells whether any of l's zones is.
+func (l *NginxLimitReq) unbounded() (u *NginxLimitReq, bounded bool) {
 	cs := l.Configs()
 	for i := range cs {
 		bounded = bounded || cs[i].Zone > 0
 		cs[i].Zone = 0
 	}
-	if !bounded || l.hasShadow {
-		return
-	}
-	l.shadow, _ = NewNginxLimitReq(cs...)
-	l.shadow.name = l.name
+	u, _ = NewNginxLimitReq(cs...)
+	u.name = l.name
 	idx := make([]int, len(l.zones))
 	for i, z := range l.zones {
 		idx[i] = z.col
 	}
-	l.shadow.BindKeyColumns(idx)
-	l.hasShadow = true
+	u.BindKeyColumns(idx)
+	return u, bounded
 }
+
+// unboundedTwin implements twinStage.
+func (l *NginxLimitReq) unboundedTwin() (Stage, bool) { return l.unbounded() }
 
 // Joined returns the limiter of l's directives followed by o's, as two
 // limit_req directives in one location.

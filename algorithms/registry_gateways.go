@@ -13,28 +13,39 @@ import (
 
 // KeyBound is implemented by limiters whose reference bounds how many
 // per-key states it keeps: the per-key wrapper keeps at most MaxKeys
-// (Envoy's max_dynamic_descriptors LRU; Traefik's 65 536 sources, evicting
-// the entry closest to expiry). A key pushed out starts again as a new
-// limiter.
+// unless capacity= is given (Envoy's max_dynamic_descriptors, an LRU;
+// Traefik's 65 536 sources, evicting the root of its expiry heap: see
+// keyed_bound.go). A key pushed out starts again as a new limiter.
 type KeyBound interface {
 	MaxKeys() int
 }
 
 // Expirer is implemented by limiters whose reference drops a key's state
 // after a time without use (Traefik's ttlmap, HAProxy's stick-table
-// expire): Expired(now) reports that it has, so the per-key wrapper may
-// free the state, since a new limiter decides the same from now on. The
-// limiter applies the expiry itself in Decide either way.
+// expire): Expired(now) reports that it has, since a new limiter decides
+// the same from now on. The limiter applies the expiry itself in Decide;
+// the per-key wrapper does not free expired states (Traefik's table still
+// counts them towards its 65 536, as its ttlmap does until they are read).
 type Expirer interface {
 	Expired(now time.Duration) bool
 }
 
 // Freshener is implemented by limiters that make a new instance of
 // themselves cheaply: Fresh returns a limiter in the state New gives (as
-// created at t = 0), sharing the receiver's immutable configuration, for
-// the per-key wrapper to start each new key from.
+// created at t = 0), sharing the receiver's immutable configuration. (The
+// per-key wrapper builds a new key's limiter from its spec, or by value
+// for the flat and Traefik tables.)
 type Freshener interface {
 	Fresh() Limiter
+}
+
+// WindowLimiter is implemented by limiters with several limits of
+// different lengths (Kong's second … year): WindowLimit is the limit in a
+// window of w, the tightest of them at that length. A run's window_limit
+// and overshoot use it instead of Rate·w, which would spread the longest
+// unit's limit over a shorter window.
+type WindowLimiter interface {
+	WindowLimit(w time.Duration) float64
 }
 
 // EpochReader is implemented by limiters that read a wall clock: EpochMs

@@ -392,9 +392,18 @@ func (p *SentinelParam) TrackShadow() {
 	if p.capacity == 0 || p.hasShadow {
 		return
 	}
-	c := p.cfg
-	c.Capacity = -1
-	p.shadow, _ = NewSentinelParam(c)
-	p.shadow.col, p.shadow.name = p.col, p.name
+	p.shadow = p.unbounded()
 	p.hasShadow = true
 }
+
+// unbounded is p with capacity=unbounded, bound to p's column and names.
+func (p *SentinelParam) unbounded() *SentinelParam {
+	c := p.cfg
+	c.Capacity = -1
+	u, _ := NewSentinelParam(c)
+	u.col, u.name = p.col, p.name
+	return u
+}
+
+// unboundedTwin implements twinStage.
+func (p *SentinelParam) unboundedTwin() (Stage, bool) { return p.unbounded(), p.capacity != 0 }

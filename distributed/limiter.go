@@ -636,8 +636,15 @@ func (l *Limiter) RedisFigures() (commands, peakMembers, peakBytes, epochMs int6
 // Spec implements algorithms.Limiter.
 func (l *Limiter) Spec() string { return l.s.String() }
 
-// Rate implements algorithms.Limiter.
-func (l *Limiter) Rate() float64 { return l.s.RatePerSecond() }
+// Rate implements algorithms.Limiter: 0 with key=COLUMN, which limits
+// each key and no aggregate (as every per-key limiter), so no overshoot
+// is measured against one shared limit.
+func (l *Limiter) Rate() float64 {
+	if l.s.Key != "" {
+		return 0
+	}
+	return l.s.RatePerSecond()
+}
 
 // StateBytes implements algorithms.Limiter: the gateway side only (the
 // queue of second batches); Redis's side is in the figures.

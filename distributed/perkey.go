@@ -149,7 +149,55 @@ func (l *Limiter) DecideBatchKeys(nows []time.Duration, keys []int32, out []algo
 	l.flush()
 }
 
+// KeyReporter implements algorithms.KeyReporterProvider: with key=COLUMN
+// the limiter's per-key view, so its rows get keys.csv, the per-key
+// figures of summary.json and the top keys like every other per-key
+// limiter; nil without key=.
+func (l *Limiter) KeyReporter() algorithms.KeyReporter {
+	if l.s.Key == "" {
+		return nil
+	}
+	return redisKeys{l}
+}
+
+// redisKeys is a keyed Redis limiter's per-key view. Redis keeps every
+// key (with its TTL) for as long as the run: no key is evicted, and the
+// table is as unbounded as its twin would be.
+type redisKeys struct{ l *Limiter }
+
+func (k redisKeys) KeyIndex() int { return k.l.pk.col }
+
+// KeyNominal is the spec's limit per key in its own window: limit per
+// window (fixed and sliding windows), rate per period (redis-gcra),
+// the gateway's rate per its window (a second for Spring, the unit for
+// envoyproxy/ratelimit, the period for redis-cell).
+func (k redisKeys) KeyNominal() (float64, time.Duration) {
+	s := k.l.s
+	switch s.Kind {
+	case GCRA:
+		return float64(s.Rate), s.Period
+	case SpringGateway:
+		return s.gatewayRate(), time.Second
+	case EnvoyRatelimit:
+		return float64(s.Gateway.Limit), s.gatewayWindow()
+	case Cell:
+		return float64(s.Gateway.Count), s.Gateway.Period
+	}
+	return float64(s.Limit), s.Window
+}
+
+func (k redisKeys) KeyEvictions(int32) int32 { return 0 }
+
+// KeyFigures: the keys seen; the state bytes are Redis's, in the redis
+// figures of summary.json.
+func (k redisKeys) KeyFigures() algorithms.KeyFigures {
+	return algorithms.KeyFigures{PeakKeys: int(k.l.pk.nkeys)}
+}
+
+func (k redisKeys) TrackShadow() {}
+
 var (
-	_ algorithms.RequestLimiter = (*Limiter)(nil)
-	_ algorithms.KeyColumnUser  = (*Limiter)(nil)
+	_ algorithms.RequestLimiter      = (*Limiter)(nil)
+	_ algorithms.KeyColumnUser       = (*Limiter)(nil)
+	_ algorithms.KeyReporterProvider = (*Limiter)(nil)
 )

@@ -38,10 +38,13 @@ func keyedScenarios() []Scenario {
 		},
 		{
 			Name:        "key-spray",
-			Description: "a hot key at twice its limit of 10/s for 15 s, and from 5 s to 10 s 10 000 new keys/s: the hot key is evicted from Sentinel's table and comes back with a full bucket; a 1m nginx zone fills",
+			Description: "a hot key at twice its limit of 10/s for 15 s (bursts of 10 every 0.5 s), and from 5 s to 10 s 10 000 new keys/s: 5 000 new keys between two bursts evict the hot key from Sentinel's 4 000-value table and it comes back with a full bucket; a 1m nginx zone fills",
 			Limit:       10, Duration: 15 * time.Second, Seed: 1,
 			Phases: []Phase{
-				{Type: PhaseConstant, Rate: 20, PhaseKeys: PhaseKeys{Key: "hot"}},
+				// Bursts, not a steady 20/s: a key is evicted only when more
+				// than the table's size of other keys come between two of its
+				// requests, and at 10 000 new keys/s a steady 20/s sees 500.
+				{Type: PhaseBurst, Count: 10, Every: 500 * time.Millisecond, PhaseKeys: PhaseKeys{Key: "hot"}},
 				{Type: PhaseConstant, Start: 5 * time.Second, Duration: 5 * time.Second, Rate: 10000, PhaseKeys: PhaseKeys{Spray: true}},
 			},
 			Algorithms: []string{

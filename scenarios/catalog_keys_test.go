@@ -85,6 +85,20 @@ func TestKeyedCatalog(t *testing.T) {
 				t.Fatalf("a new key outside the spray at %v", a.At)
 			}
 		}
+		// The hot key is evicted from Sentinel's default table (4000
+		// values) only if more new keys than that come between two of its
+		// requests: during the spray, the most between two is 5000.
+		most, since := 0, 0
+		for _, a := range arr {
+			if a.Keys[0] == arr[0].Keys[0] {
+				most, since = max(most, since), 0
+				continue
+			}
+			since++
+		}
+		if most <= 4000 {
+			t.Errorf("at most %d new keys between two hot requests: the hot key is never evicted from a 4000-value table", most)
+		}
 	})
 	t.Run("nat-office", func(t *testing.T) {
 		arr, kt, per := keyedDrain(t, byName["nat-office"])

@@ -335,6 +335,9 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 		r.MaxWindowEnd, r.HasMaxWindow = time.Duration(at), true
 	}
 	r.WindowLimit = r.Rate * window.Seconds()
+	if wl, ok := lim.(algorithms.WindowLimiter); ok {
+		r.WindowLimit = wl.WindowLimit(window)
+	}
 	if r.WindowLimit > 0 {
 		r.Overshoot = float64(r.MaxWindowPassed) / r.WindowLimit
 	}

@@ -101,6 +101,7 @@ type chainEvent struct {
 type chainUnit struct {
 	stages  []algorithms.Stage
 	breaker *algorithms.CircuitBreaker
+	chain   *algorithms.Chain // the row's chain, for its unbounded twin (or nil)
 	ds      *downstream
 	ps      *psDownstream // discipline: ps (then ds is nil)
 	// respond is true when passes get a response: a downstream, a trace
@@ -162,6 +163,7 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 	switch l := lim.(type) {
 	case *algorithms.Chain:
 		u.stages, u.breaker = l.Stages(), l.Breaker()
+		u.chain = l
 	case algorithms.RequestCompleter:
 		// A per-key adaptive limiter: its calls are begun and completed
 		// on their key's instance (adaptive.go).
@@ -307,6 +309,9 @@ func (u *chainUnit) emit() {
 // makes the request wait (the rest is an event) or the chain is passed.
 func (u *chainUnit) step(o *outcome, retry int32, k int, t time.Duration) {
 	seq := o.seq
+	if k == 0 && u.chain != nil {
+		u.chain.ShadowRequest(t, &o.req) // the unbounded twin, for extra_passes_from_eviction
+	}
 	for ; k < len(u.stages); k++ {
 		s := u.stages[k]
 		var d algorithms.Decision

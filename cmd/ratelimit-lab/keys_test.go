@@ -132,3 +132,113 @@ func TestKeyedAdaptiveSequentialCalls(t *testing.T) {
 		}
 	}
 }
+
+// extra_passes_from_eviction of a chain compares it with the whole chain
+// unbounded, not with its first stage alone: on the example access log a
+// chain whose tables never fill gains nothing, and one whose second table
+// holds one path gains exactly its passes minus those of the same chain
+// with capacity=unbounded everywhere, run beside it.
+func TestChainExtraPassesAgainstChainTwin(t *testing.T) {
+	out := t.TempDir()
+	const (
+		fits    = "sentinel-param:count=3+sentinel-param:count=1,key=path"
+		tiny    = "sentinel-param:count=3+sentinel-param:count=1,key=path,capacity=1"
+		neither = "sentinel-param:count=3,capacity=unbounded+sentinel-param:count=1,key=path,capacity=unbounded"
+	)
+	_, stderr, code := binary(t, "run", "--trace", filepath.Join("..", "..", "scenarios", "examples", "access.log"),
+		"--key", "ip", "--key", "path", "--chart", "none", "--quiet", "--out", out,
+		"--algo", fits, "--algo", tiny, "--algo", neither)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Algorithms []map[string]any `json:"algorithms"`
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	f, ti, un := sum.Algorithms[0], sum.Algorithms[1], sum.Algorithms[2]
+	if f["evictions"] != 0.0 || f["extra_passes_from_eviction"] != 0.0 {
+		t.Errorf("%s: evictions %v, extra passes %v, want 0 and 0", fits, f["evictions"], f["extra_passes_from_eviction"])
+	}
+	want := ti["passed"].(float64) - un["passed"].(float64)
+	if ti["evictions"].(float64) == 0 || want == 0 || ti["extra_passes_from_eviction"] != want {
+		t.Errorf("%s: evictions %v, extra passes %v, want > 0 and %v (passed %v, unbounded chain %v)",
+			tiny, ti["evictions"], ti["extra_passes_from_eviction"], want, ti["passed"], un["passed"])
+	}
+}
+
+// A redis-* spec with key=COLUMN decides per key and is accounted per key
+// like every other: its keys.csv rows, distinct_keys and keys_hurt in
+// summary.json, the per-key block under the table, and no overshoot
+// against one shared limit (it has none).
+func TestRedisKeyedRowsArePerKey(t *testing.T) {
+	for _, spec := range []string{"redis-cell:max-burst=1,count=2,key=key", "redis-fixed-window:limit=2,window=1s,key=key"} {
+		out := t.TempDir()
+		stdout, stderr, code := binary(t, "run", "--trace", filepath.Join("..", "..", "scenarios", "examples", "access.log"),
+			"--key", "ip", "--chart", "none", "--out", out, "--algo", spec)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", spec, code, stderr)
+		}
+		if !strings.Contains(stdout, "per key, "+strings.SplitN(spec, ":", 2)[0]) || !strings.Contains(stdout, "keys by rejections") {
+			t.Errorf("%s: no per-key block:\n%s", spec, stdout)
+		}
+		keys, _ := os.ReadFile(filepath.Join(out, "keys.csv"))
+		rows, hurt := 0, 0
+		for _, line := range strings.Split(strings.TrimSpace(string(keys)), "\n")[1:] {
+			f := strings.Split(line[strings.LastIndex(line, "\"")+2:], ",")
+			rows++
+			if f[3] != "0" { // rejected
+				hurt++
+			}
+		}
+		var sum struct {
+			Algorithms []map[string]any `json:"algorithms"`
+		}
+		data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err := json.Unmarshal(data, &sum); err != nil {
+			t.Fatal(err)
+		}
+		a := sum.Algorithms[0]
+		if rows == 0 || hurt == 0 || a["distinct_keys"] != float64(rows) || a["keys_hurt"] != float64(hurt) {
+			t.Errorf("%s: keys.csv has %d keys, %d hurt; summary distinct_keys %v, keys_hurt %v", spec, rows, hurt, a["distinct_keys"], a["keys_hurt"])
+		}
+		if a["overshoot"] != nil || a["window_limit"] != nil {
+			t.Errorf("%s: overshoot %v against window_limit %v, want null (no shared limit)", spec, a["overshoot"], a["window_limit"])
+		}
+	}
+}
+
+// Kong's window limit is the tightest of its limits at the run's window:
+// second=100,minute=5000 allows 100 in a second (not the minute's 83.3)
+// and 5000 in a minute, so its overshoot on gateway-over-limit is measured
+// against those.
+func TestKongWindowLimitIsTightestAtWindow(t *testing.T) {
+	for _, c := range []struct {
+		window string
+		limit  float64
+	}{{"1s", 100}, {"1m", 5000}, {"10s", 1000}} {
+		out := t.TempDir()
+		_, stderr, code := binary(t, "run", "gateway-over-limit", "--window", c.window, "--chart", "none", "--quiet", "--out", out,
+			"--algo", "kong:second=100,minute=5000")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var sum struct {
+			Algorithms []map[string]any `json:"algorithms"`
+		}
+		data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err := json.Unmarshal(data, &sum); err != nil {
+			t.Fatal(err)
+		}
+		a := sum.Algorithms[0]
+		max := a["max_window_passed"].(float64)
+		if a["window_limit"] != c.limit {
+			t.Errorf("--window %s: window_limit %v, want %v", c.window, a["window_limit"], c.limit)
+		}
+		if got, want := a["overshoot"].(float64), max/c.limit; got < want-0.0005 || got > want+0.0005 {
+			t.Errorf("--window %s: overshoot %v, want %v / %v", c.window, got, max, c.limit)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,31 @@ func TestReadmeGatewayTable(t *testing.T) {
 	}
 	if !bytes.Equal(cur, got) {
 		t.Errorf("README.md's gateway table is out of date with the lab's runs; run: make findings\n%s", firstDiff(cur, got))
+	}
+}
+
+// TestGatewayRowsCoverEveryGateway keeps the gateway table and sections
+// u, v, w complete: every gateway limiter of issue 17, and nginx's
+// limit_req beside them, has a row on each scenario.
+func TestGatewayRowsCoverEveryGateway(t *testing.T) {
+	for _, kind := range []string{"envoy-local", "traefik", "haproxy", "kong", "resilience4j", "bucket4j",
+		"redis-spring-gateway", "redis-envoy-ratelimit", "redis-cell", "nginx-limit-req"} {
+		found := false
+		for _, gw := range gateways {
+			for _, spec := range []string{gw.boundary, gw.idle, gw.over} {
+				if !strings.HasPrefix(spec, kind+":") {
+					continue
+				}
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no gateway row runs %s", kind)
+		}
+	}
+	for i, kind := range map[int]string{gwNginx: "nginx-limit-req:", gwSpring: "redis-spring-gateway:", gwEnvoyRL: "redis-envoy-ratelimit:"} {
+		if !strings.HasPrefix(gateways[i].boundary, kind) {
+			t.Errorf("row %d is %s, not the %s row the verdicts name", i, gateways[i].boundary, kind)
+		}
 	}
 }
