@@ -309,12 +309,12 @@ type sjPortSubject struct {
 
 // sjParams are one Sentinel case.
 type sjParams struct {
-	kind                 string // system or concurrency
-	qps, load, cpu       float64
-	maxThread, avgRt     int64
-	count                float64 // concurrency
-	epoch                int64
-	loadSeries, cpuSerie []float64
+	kind                  string // system or concurrency
+	qps, load, cpu        float64
+	maxThread, avgRt      int64
+	count                 float64 // concurrency
+	epoch                 int64
+	loadSeries, cpuSeries []float64
 }
 
 func (p *sjParams) header() string {
@@ -327,7 +327,7 @@ func (p *sjParams) header() string {
 
 func parseSjHeader(s *portScript) *sjParams {
 	f := strings.Fields(s.header)
-	p := &sjParams{kind: f[1], loadSeries: s.load, cpuSerie: s.cpu}
+	p := &sjParams{kind: f[1], loadSeries: s.load, cpuSeries: s.cpu}
 	for _, x := range f[2:] {
 		k, v, _ := strings.Cut(x, "=")
 		fv, _ := strconv.ParseFloat(v, 64)
@@ -373,7 +373,7 @@ func sentinelPortFor(s *portScript) portSubject {
 func (s *sjPortSubject) setClock(tNs int64) {
 	s.nowMs = s.epoch + floorDivInt(tNs, int64(time.Millisecond))
 	if s.system != nil {
-		l, c := signalAt(s.p.loadSeries, tNs), signalAt(s.p.cpuSerie, tNs)
+		l, c := signalAt(s.p.loadSeries, tNs), signalAt(s.p.cpuSeries, tNs)
 		s.system.load, s.system.cpu = func() float64 { return l }, func() float64 { return c }
 	}
 }
