@@ -303,12 +303,12 @@ func TestTokenBucketSubNanosecondDeficit(t *testing.T) {
 		gap := time.Duration(1e9 / r) // truncated: slightly short of a token
 		for i := 0; i < 200; i++ {
 			at := time.Duration(i) * gap
-			before := l.tokens
+			before := l.st.tokens
 			got, want := l.Decide(at).Pass, ref.AllowN(epoch.Add(at), 1)
 			if got != want {
 				t.Fatalf("rate %v arrival %d: %v, x/time/rate %v", r, i, got, want)
 			}
-			if got && l.tokens < 0 && before >= 0 {
+			if got && l.st.tokens < 0 && before >= 0 {
 				found = true
 			}
 		}

@@ -90,7 +90,12 @@ func flatTable[T any, P interface {
 func newTable(proto Limiter) keyedTable {
 	switch l := proto.(type) {
 	case *TokenBucket:
-		return flatTable[TokenBucket](*l)
+		// Only the state per key: the rate and burst are the spec's.
+		rate, burst := l.cfg.Rate, l.burst
+		return &table[tokenBucketState]{slots: newKeySlots[tokenBucketState](), fresh: func() tokenBucketState { return tokenBucketState{tokens: burst} },
+			run: func(st *tokenBucketState, now time.Duration) Decision {
+				return Decision{Pass: st.take(now, rate, burst)}
+			}}
 	case *FixedWindow:
 		return flatTable[FixedWindow](*l)
 	case *Throttling:

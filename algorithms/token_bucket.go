@@ -24,10 +24,17 @@ type TokenBucketConfig struct {
 // that wait to 0 and lets it through), and a time before the last pass
 // counts as no elapsed time and moves the last pass back.
 type TokenBucket struct {
-	cfg    TokenBucketConfig
+	cfg   TokenBucketConfig
+	burst float64
+	st    tokenBucketState
+}
+
+// tokenBucketState is what changes in a TokenBucket: the tokens left at
+// last, and whether a token was ever taken. A per-key token-bucket keeps
+// only this per key (24 bytes) and the rate and burst once.
+type tokenBucketState struct {
 	tokens float64
 	last   time.Duration
-	burst  float64
 	seen   bool
 }
 
@@ -39,7 +46,7 @@ func NewTokenBucket(c TokenBucketConfig) (*TokenBucket, error) {
 	if c.Burst < 1 {
 		return nil, fmt.Errorf("token-bucket: burst must be at least 1, got %d (a bucket smaller than one token passes nothing)", c.Burst)
 	}
-	return &TokenBucket{cfg: c, tokens: float64(c.Burst), burst: float64(c.Burst)}, nil
+	return &TokenBucket{cfg: c, burst: float64(c.Burst), st: tokenBucketState{tokens: float64(c.Burst)}}, nil
 }
 
 // Decide implements Limiter.
@@ -50,25 +57,31 @@ func (b *TokenBucket) Record(time.Duration) {}
 
 // Check implements Stage: AllowN(now, 1), which spends a token on a pass.
 func (b *TokenBucket) Check(now time.Duration) Decision {
-	tokens := b.tokens
-	if b.seen {
-		last := b.last
+	return Decision{Pass: b.st.take(now, b.cfg.Rate, b.burst)}
+}
+
+// take is AllowN(now, 1) on s with the bucket's rate and burst: it spends
+// a token and reports true, or changes nothing and reports false.
+func (s *tokenBucketState) take(now time.Duration, rate, burst float64) bool {
+	tokens := s.tokens
+	if s.seen {
+		last := s.last
 		if now < last {
 			last = now
 		}
-		tokens += durationSeconds(now-last) * b.cfg.Rate
+		tokens += durationSeconds(now-last) * rate
 	}
 	// Before the first pass, x/time/rate's last is the zero time.Time, so
 	// the elapsed time saturates and the bucket is full.
-	if tokens > b.burst {
-		tokens = b.burst
+	if tokens > burst {
+		tokens = burst
 	}
 	tokens--
-	if tokens < 0 && waitForTokens(-tokens, b.cfg.Rate) > 0 {
-		return Decision{}
+	if tokens < 0 && waitForTokens(-tokens, rate) > 0 {
+		return false
 	}
-	b.seen, b.last, b.tokens = true, now, tokens
-	return Decision{Pass: true}
+	s.seen, s.last, s.tokens = true, now, tokens
+	return true
 }
 
 // durationSeconds is time.Duration.Seconds, spelled out so the order of
