@@ -1,92 +1,58 @@
 package adaptiveconformance
 
 import (
+	"fmt"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/go-kratos/aegis/ratelimit"
 	"github.com/go-kratos/aegis/ratelimit/bbr"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms/adaptive_conformance/aegisconf"
 )
 
-// TestAegisBBRMatchesV020 drives aegis v0.2.0's BBR inside a synctest
-// bubble: the limiter is created at the bubble's start (virtual 0), each
-// event sleeps to its instant, and each admitted call's DoneFunc runs at
-// its completion. aegis's CPU EMA is a global fed by a goroutine outside
-// the bubble from the real host, so the comparison pins the CPU gate
-// open (cpu-threshold=0: the EMA, ≥ 0, is never below it); the EMA and the
-// cooldown are checked by the lab's unit tests against the source.
-func TestAegisBBRMatchesV020(t *testing.T) {
-	total, dropped := 0, 0
-	for _, tc := range []struct {
-		window  time.Duration
-		buckets int
-		gap     time.Duration
-		maxRT   int
-	}{
-		{time.Second, 10, 2 * time.Millisecond, 30},
-		{10 * time.Second, 100, time.Millisecond, 60},
-		{2 * time.Second, 20, 500 * time.Microsecond, 15},
-		{time.Second, 100, 3 * time.Millisecond, 8},
+// aegisCases are the configurations both aegis tests run: four windows,
+// each with the CPU gate open (cpu-threshold=0) and at three thresholds.
+func aegisCases() []aegisconf.Case {
+	var cs []aegisconf.Case
+	for _, w := range []aegisconf.Case{
+		{Window: time.Second, Buckets: 10, Gap: 2 * time.Millisecond, MaxRT: 30},
+		{Window: 10 * time.Second, Buckets: 100, Gap: time.Millisecond, MaxRT: 60},
+		{Window: 2 * time.Second, Buckets: 20, Gap: 500 * time.Microsecond, MaxRT: 15},
+		{Window: time.Second, Buckets: 100, Gap: 3 * time.Millisecond, MaxRT: 8},
 	} {
-		for seed := uint64(1); seed <= 4; seed++ {
-			evs, _ := script(seed, 3000, tc.gap, tc.maxRT, true)
-			synctest.Test(t, func(t *testing.T) {
-				ref := bbr.NewLimiter(bbr.WithWindow(tc.window), bbr.WithBucket(tc.buckets), bbr.WithCPUThreshold(0))
-				lab, err := algorithms.New("aegis-bbr:version=v0.2.0,cpu-threshold=0,window="+algorithms.FormatDuration(tc.window)+",buckets="+itoa(tc.buckets), 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				lab.(algorithms.SignalReader).BindSignals(algorithms.ConstSignals{})
-				c := lab.(algorithms.Completer)
-				start := time.Now()
-				dones := map[int]ratelimit.DoneFunc{}
-				tickets := map[int]algorithms.Ticket{}
-				for _, ev := range evs {
-					if d := ev.at - time.Since(start); d > 0 {
-						time.Sleep(d)
-					}
-					if i, ok := ev.arrival(); ok {
-						done, err := ref.Allow()
-						want := err == nil
-						got := c.Check(ev.at).Pass
-						total++
-						if got != want {
-							t.Fatalf("window %v buckets %d seed %d arrival %d at %v: lab pass=%v, aegis pass=%v (%+v)", tc.window, tc.buckets, seed, i, ev.at, got, want, ref.Stat())
-						}
-						if want {
-							dones[i] = done
-							tickets[i] = c.Begin(ev.at, ev.at)
-						} else {
-							dropped++
-						}
-						continue
-					}
-					if done, ok := dones[ev.done]; ok {
-						done(ratelimit.DoneInfo{})
-						c.Complete(ev.at, tickets[ev.done], algorithms.Success)
-						delete(dones, ev.done)
-					}
-				}
-			})
+		for _, thr := range []int64{0, 300, 800, 950} {
+			w.Threshold = thr
+			cs = append(cs, w)
 		}
 	}
-	if dropped == 0 {
-		t.Fatal("nothing was dropped")
-	}
-	t.Logf("%d decisions, %d dropped, identical", total, dropped)
+	return cs
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
+// newV020 is aegis v0.2.0's BBR with its CPU getter replaced.
+func newV020(c aegisconf.Case, cpu func() int64) aegisconf.Ref {
+	l := bbr.NewLimiter(bbr.WithWindow(c.Window), bbr.WithBucket(c.Buckets), bbr.WithCPUThreshold(c.Threshold))
+	aegisconf.InjectCPU(l, cpu)
+	return aegisconf.Ref{
+		Allow: func() (func(), bool) {
+			done, err := l.Allow()
+			if err != nil {
+				return nil, false
+			}
+			return func() { done(ratelimit.DoneInfo{}) }, true
+		},
+		Stat: func() string { return fmt.Sprintf("%+v", l.Stat()) },
 	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
+}
+
+// TestAegisBBRMatchesV020 compares aegis-bbr version=v0.2.0 with aegis
+// v0.2.0's BBR, decision for decision, on scripted arrivals and a
+// scripted cpu series (see aegisconf): the CPU gate, the EMA, the 1 s
+// cooldown from an episode's first drop and the inflight test.
+func TestAegisBBRMatchesV020(t *testing.T) {
+	n := aegisconf.Run(t, "v0.2.0", aegisCases(), 3, time.Minute, newV020)
+	if n.GateDrops == 0 || n.CooldownDrops == 0 || n.Gated == 0 || n.Crossings == 0 {
+		t.Fatalf("the scripts do not exercise the CPU path: %v", n)
 	}
-	return string(b)
+	t.Log(n)
 }
