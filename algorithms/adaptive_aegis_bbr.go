@@ -13,7 +13,8 @@ type AegisBBRConfig struct {
 	Buckets      int           // WithBucket, default 100
 	CPUThreshold int64         // WithCPUThreshold, per mille, default 800
 	// V020 selects the tagged v0.2.0, whose RT is int64(ceil(ns)/1e6)
-	// (truncated ms); head rounds up, int64(ceil(ns/1e6)).
+	// (truncated ms); head (master at e0742c6) rounds up,
+	// int64(ceil(ns/1e6)). That line is all that differs in ratelimit/bbr.
 	V020 bool
 }
 
