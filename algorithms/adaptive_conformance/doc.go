@@ -5,8 +5,8 @@
 // SetSystemCpuUsage on the lab's sampling schedule), and go-kratos/aegis
 // ratelimit/bbr v0.2.0 (inside a testing/synctest bubble, whose fake
 // clock is what time.Now reads, with the limiter's CPU getter replaced by
-// a scripted EMA: see aegisconf; aegishead, a module of its own, runs the
-// same harness against aegis's master). It is a module of its own so that the
+// a scripted EMA: see aegisconf, which was also run against aegis's
+// master outside the repository). It is a module of its own so that the
 // references and their dependencies stay out of the lab's go.mod; .ci/run
 // runs its tests.
 package adaptiveconformance

@@ -1,9 +1,9 @@
 // Package aegisconf is the harness that compares the lab's aegis-bbr with
 // go-kratos/aegis ratelimit/bbr decision for decision, CPU gate included.
 // It does not import aegis, so that the v0.2.0 test (../aegis_test.go)
-// and the head test (../aegishead, a module of its own: one module cannot
-// require two versions of aegis) run the same scripts against the version
-// their module requires.
+// and a check of aegis's master run outside the repository (the module
+// proxy serves no later version, and no copy of aegis is committed) run
+// the same scripts against the version their module requires.
 //
 // Each run happens inside a testing/synctest bubble: the reference is
 // created at the bubble's start (virtual 0), each event sleeps to its
