@@ -185,7 +185,7 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 		u.signals = &signalTrack{}
 	}
 	if u.ds != nil && u.signals != nil {
-		u.ds.model = newHostModel(ds.Servers, u.signals)
+		newHostModel(ds.Servers, u.signals).attach(u.ds)
 	}
 	if u.ps != nil && u.signals != nil {
 		u.ps.model = newHostModel(int(math.Max(1, math.Round(ds.Cores))), u.signals)
