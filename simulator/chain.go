@@ -89,9 +89,9 @@ type chainEvent struct {
 	// retry is 1 + the slot of a retry attempt (retry.go), 0 for an
 	// arrival of the stream.
 	retry    int32
+	k        int32 // the stage to ask next (stage events), the job (psTimeout)
 	ps       uint8 // psTick or psTimeout (ps.go)
 	complete bool
-	k        int // the stage to ask next (stage events)
 	failed   bool
 	timeout  bool
 }
@@ -278,7 +278,7 @@ func (u *chainUnit) pop() {
 		u.step(o, ev.retry, 0, k.At)
 		u.sampleAdaptive(at, k.At)
 	default:
-		u.step(o, ev.retry, ev.k, k.At)
+		u.step(o, ev.retry, int(ev.k), k.At)
 	}
 }
 
@@ -326,7 +326,7 @@ func (u *chainUnit) step(o *outcome, retry int32, k int, t time.Duration) {
 			return
 		}
 		if d.Wait > 0 {
-			u.q.Push(eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq, Round: int(o.attempt)}, chainEvent{k: k + 1, retry: retry})
+			u.q.Push(eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq, Round: int(o.attempt)}, chainEvent{k: int32(k + 1), retry: retry})
 			return
 		}
 	}

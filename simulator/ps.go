@@ -225,7 +225,7 @@ func (u *chainUnit) psAdmit(o *outcome, retry int32, t time.Duration) {
 	p.advance(t)
 	j := p.admit(t, o.seq, retry, o.seq+int64(o.attempt)<<48)
 	if to := p.cfg.Timeout; to > 0 {
-		u.q.Push(eventq.Key{At: t + to, Class: classCompletion, Seq: o.seq, Round: int(o.attempt)}, chainEvent{ps: psTimeout, k: int(j), retry: retry})
+		u.q.Push(eventq.Key{At: t + to, Class: classCompletion, Seq: o.seq, Round: int(o.attempt)}, chainEvent{ps: psTimeout, k: j, retry: retry})
 	}
 	u.psSchedule(t)
 }
@@ -258,7 +258,7 @@ func (u *chainUnit) psEvent(k eventq.Key, ev chainEvent) {
 		}
 		u.psSchedule(t)
 	case psTimeout:
-		j := int32(ev.k)
+		j := ev.k
 		jb := &p.jobs[j]
 		if !jb.live || jb.abandoned || jb.seq != k.Seq || jb.adm+p.cfg.Timeout != t || jb.pos < 0 {
 			return // it left before its timeout

@@ -50,17 +50,23 @@ type Queue[T any] struct {
 func (q *Queue[T]) Len() int { return len(q.h) }
 
 // Push queues v at k.
+//
+// Push and Pop move a hole instead of swapping (each level writes one
+// item, not two) and take the same decisions as the swapping heap, so
+// the layout, and the order of equal keys, is the same.
 func (q *Queue[T]) Push(k Key, v T) {
-	q.h = append(q.h, item[T]{k, v})
-	i := len(q.h) - 1
+	q.h = append(q.h, item[T]{})
+	h := q.h
+	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !q.h[i].key.Less(q.h[p].key) {
+		if !k.Less(h[p].key) {
 			break
 		}
-		q.h[i], q.h[p] = q.h[p], q.h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = item[T]{k, v}
 }
 
 // Peek returns the first event without removing it; ok is false when the
@@ -76,25 +82,35 @@ func (q *Queue[T]) Peek() (k Key, v T, ok bool) {
 func (q *Queue[T]) Pop() (Key, T) {
 	top := q.h[0]
 	n := len(q.h) - 1
-	q.h[0] = q.h[n]
+	last := q.h[n]
 	var zero item[T]
 	q.h[n] = zero
 	q.h = q.h[:n]
+	h := q.h
+	if n == 0 {
+		return top.key, top.val
+	}
 	i := 0
 	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && q.h[l].key.Less(q.h[m].key) {
-			m = l
-		}
-		if r < n && q.h[r].key.Less(q.h[m].key) {
-			m = r
-		}
-		if m == i {
+		l := 2*i + 1
+		if l >= n {
 			break
 		}
-		q.h[i], q.h[m] = q.h[m], q.h[i]
+		// m: the child that would swap with last (the left one unless
+		// the right one is less than it, as the swapping heap chose).
+		m := l
+		if r := l + 1; r < n && h[r].key.Less(h[l].key) {
+			m = r
+		}
+		// The swapping heap compares the right child with the lesser
+		// of last and the left child.
+		if !h[m].key.Less(last.key) {
+			break
+		}
+		h[i] = h[m]
 		i = m
 	}
+	h[i] = last
 	return top.key, top.val
 }
 
