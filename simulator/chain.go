@@ -157,6 +157,11 @@ func evented(lim algorithms.Limiter) bool {
 // the outcomes in arrival order.
 func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bool, out func(*outcome)) *chainUnit {
 	u := &chainUnit{out: out, traceResp: traceResp}
+	// No two events of a row have the same key (an attempt is one
+	// (Seq, Round) and has one event queued at a time; ps ticks number
+	// their generation), so the lane keeps the order: the timeouts and a
+	// FIFO's exits, in admission order, skip the heap.
+	u.q.UseLane()
 	switch l := lim.(type) {
 	case *algorithms.Chain:
 		u.stages, u.breaker = l.Stages(), l.Breaker()

@@ -44,10 +44,30 @@ type item[T any] struct {
 // value is an empty queue. It allocates only when it grows.
 type Queue[T any] struct {
 	h []item[T]
+	// With the lane (UseLane), an event at or after the last one in the
+	// lane is appended to it instead of going on the heap: lane[head:]
+	// is in key order, and the first event is the lesser of its head and
+	// the heap's top.
+	useLane bool
+	lane    []item[T]
+	head    int
 }
 
+// UseLane makes events pushed in key order (each at or after the last
+// one that went in the lane) cost O(1) instead of O(log n): a
+// completion a fixed timeout after each admission, a FIFO server's exits.
+// Events with equal keys may then come out in another order than the
+// heap's alone, so only a user whose keys are never equal (or whose
+// events with equal keys are interchangeable) may use it.
+func (q *Queue[T]) UseLane() { q.useLane = true }
+
 // Len is the number of queued events.
-func (q *Queue[T]) Len() int { return len(q.h) }
+func (q *Queue[T]) Len() int { return len(q.h) + len(q.lane) - q.head }
+
+// laneFirst reports whether the first event is the lane's head.
+func (q *Queue[T]) laneFirst() bool {
+	return q.head < len(q.lane) && (len(q.h) == 0 || q.lane[q.head].key.Less(q.h[0].key))
+}
 
 // Push queues v at k.
 //
@@ -55,6 +75,21 @@ func (q *Queue[T]) Len() int { return len(q.h) }
 // item, not two) and take the same decisions as the swapping heap, so
 // the layout, and the order of equal keys, is the same.
 func (q *Queue[T]) Push(k Key, v T) {
+	if q.useLane {
+		if n := len(q.lane); q.head == n {
+			q.lane, q.head = q.lane[:0], 0
+			q.lane = append(q.lane, item[T]{k, v})
+			return
+		} else if !k.Less(q.lane[n-1].key) {
+			if q.head > 1024 && 2*q.head > n {
+				m := copy(q.lane, q.lane[q.head:])
+				clear(q.lane[m:])
+				q.lane, q.head = q.lane[:m], 0
+			}
+			q.lane = append(q.lane, item[T]{k, v})
+			return
+		}
+	}
 	q.h = append(q.h, item[T]{})
 	h := q.h
 	i := len(h) - 1
@@ -72,6 +107,9 @@ func (q *Queue[T]) Push(k Key, v T) {
 // Peek returns the first event without removing it; ok is false when the
 // queue is empty.
 func (q *Queue[T]) Peek() (k Key, v T, ok bool) {
+	if q.laneFirst() {
+		return q.lane[q.head].key, q.lane[q.head].val, true
+	}
 	if len(q.h) == 0 {
 		return k, v, false
 	}
@@ -80,6 +118,12 @@ func (q *Queue[T]) Peek() (k Key, v T, ok bool) {
 
 // Pop removes and returns the first event. It panics on an empty queue.
 func (q *Queue[T]) Pop() (Key, T) {
+	if q.laneFirst() {
+		top := q.lane[q.head]
+		q.lane[q.head] = item[T]{}
+		q.head++
+		return top.key, top.val
+	}
 	top := q.h[0]
 	n := len(q.h) - 1
 	last := q.h[n]
@@ -117,5 +161,8 @@ func (q *Queue[T]) Pop() (Key, T) {
 // Before reports whether the first event runs before k; an empty queue
 // reports false.
 func (q *Queue[T]) Before(k Key) bool {
+	if q.laneFirst() {
+		return q.lane[q.head].key.Less(k)
+	}
 	return len(q.h) > 0 && q.h[0].key.Less(k)
 }
