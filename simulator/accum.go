@@ -28,6 +28,11 @@ type accumulator struct {
 	// evict the arrival's bin from the cache at every queued pass.
 	admLo, admW int64
 	admI        int
+	// The same for a row's exits and samples at its current time
+	// (exitAt), which interleave with the arrivals of retries (their
+	// arrival bin, up to a timeout earlier).
+	exitLo, exitW int64
+	exitI         int
 
 	arrived, passed, blocked int64
 	waits                    waitHist
@@ -90,13 +95,25 @@ func (a *accumulator) admAt(t int64) *Bin {
 	return b
 }
 
+// exitAt is binAt for an exit or a sample, with its own cached bin.
+func (a *accumulator) exitAt(t int64) *Bin {
+	if uint64(t-a.exitLo) < uint64(a.exitW) {
+		return &a.bins[a.exitI]
+	}
+	b := a.locate(t)
+	a.exitI = int(floorDiv(t-a.start, a.bin) - a.origin)
+	a.exitLo = a.start + (a.origin+int64(a.exitI))*a.bin
+	a.exitW = a.bin
+	return b
+}
+
 // locate is binAt without the cache.
 func (a *accumulator) locate(t int64) *Bin {
 	origin, bin := a.origin, a.bin
 	defer func() {
 		// Bins renumbered or merged: forget the cached ones.
 		if a.origin != origin || a.bin != bin {
-			a.curW, a.admW = 0, 0
+			a.curW, a.admW, a.exitW = 0, 0, 0
 		}
 	}()
 	for {
@@ -140,7 +157,7 @@ func (a *accumulator) locate(t int64) *Bin {
 // largest.
 func (a *accumulator) widen(k int64) {
 	a.bin *= k
-	a.curW = 0
+	a.curW, a.admW, a.exitW = 0, 0, 0
 	if len(a.bins) == 0 {
 		return
 	}

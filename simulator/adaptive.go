@@ -180,6 +180,9 @@ func (s *signalTrack) see(at time.Duration, cpu, load float32) {
 
 func (s *signalTrack) at(t time.Duration) (signalPoint, bool) {
 	p := s.pts[s.head:]
+	if n := len(p); n > 0 && p[n-1].at <= t {
+		return p[n-1], true // the usual case: a sample at the current time
+	}
 	i := sort.Search(len(p), func(i int) bool { return p[i].at > t })
 	if i == 0 {
 		return signalPoint{}, false

@@ -90,9 +90,9 @@ type chainEvent struct {
 	// retry is 1 + the slot of a retry attempt (retry.go), 0 for an
 	// arrival of the stream.
 	retry    int32
+	k        int32 // the stage to ask next (stage events), the job (psTimeout)
 	ps       uint8 // psTick or psTimeout (ps.go)
 	complete bool
-	k        int // the stage to ask next (stage events)
 	failed   bool
 	timeout  bool
 }
@@ -160,6 +160,11 @@ func evented(lim algorithms.Limiter) bool {
 // the outcomes in arrival order.
 func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bool, out func(*outcome)) *chainUnit {
 	u := &chainUnit{out: out, traceResp: traceResp, lim: lim}
+	// No two events of a row have the same key (an attempt is one
+	// (Seq, Round) and has one event queued at a time; ps ticks number
+	// their generation), so the lane keeps the order: the timeouts and a
+	// FIFO's exits, in admission order, skip the heap.
+	u.q.UseLane()
 	switch l := lim.(type) {
 	case *algorithms.Chain:
 		u.stages, u.breaker = l.Stages(), l.Breaker()
@@ -193,7 +198,7 @@ func newChainUnit(lim algorithms.Limiter, ds *scenarios.Downstream, traceResp bo
 		u.signals = &signalTrack{}
 	}
 	if u.ds != nil && u.signals != nil {
-		u.ds.model = newHostModel(ds.Servers, u.signals)
+		newHostModel(ds.Servers, u.signals).attach(u.ds)
 	}
 	if u.ps != nil && u.signals != nil {
 		u.ps.model = newHostModel(int(math.Max(1, math.Round(ds.Cores))), u.signals)
@@ -286,7 +291,7 @@ func (u *chainUnit) pop() {
 		u.step(o, ev.retry, 0, k.At)
 		u.sampleAdaptive(at, k.At)
 	default:
-		u.step(o, ev.retry, ev.k, k.At)
+		u.step(o, ev.retry, int(ev.k), k.At)
 	}
 }
 
@@ -337,7 +342,7 @@ func (u *chainUnit) step(o *outcome, retry int32, k int, t time.Duration) {
 			return
 		}
 		if d.Wait > 0 {
-			u.schedule(o, t, eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq, Round: int(o.attempt)}, chainEvent{k: k + 1, retry: retry}, "the wait its limiters give it", "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
+			u.schedule(o, t, eventq.Key{At: t + d.Wait, Class: classStage, Seq: seq, Round: int(o.attempt)}, chainEvent{k: int32(k + 1), retry: retry}, "the wait its limiters give it", "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
 			return
 		}
 	}

@@ -80,7 +80,7 @@ func (r *chainRow) outRetry(o *outcome) {
 // sample records the adaptive stages' in-flight count and limit in the
 // bin of at (the last arrival of the bin wins).
 func (r *chainRow) sample(at time.Duration, inflight int64, limit float64) {
-	b := r.acc.binAt(int64(at))
+	b := r.acc.exitAt(int64(at))
 	b.InFlight, b.Limit, b.Sampled = inflight, limit, true
 	if s := r.unit.signals; s != nil {
 		b.CPU, b.HasCPU = float32(s.CPU(at)), true
@@ -186,7 +186,7 @@ type chainStats struct {
 
 func (c *chainStats) addResponse(a *accumulator, o *outcome) {
 	exit := o.at + o.dec.Wait + o.rt
-	b := a.binAt(int64(exit))
+	b := a.exitAt(int64(exit))
 	b.Completed++
 	c.completed++
 	rt := max(o.rt, 0)

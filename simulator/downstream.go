@@ -88,33 +88,45 @@ func (d *downstream) gate(adm time.Duration) {
 // leaves its server at the timeout (or never takes one if it had not
 // started).
 func (d *downstream) serve(id int64, adm time.Duration) (exit time.Duration, failed, timeout bool) {
+	// Whether the request waits for the first server to come free (its
+	// start is that server's free time, whatever adm is): the host model
+	// replays such admissions without keeping them (signals.go).
+	waits := !d.gated && adm <= d.free[0]
+	start, end, errs, timedOut := d.place(adm)
+	d.model.admit(adm, waits, start, end)
+	if timedOut {
+		return adm + d.cfg.Timeout, true, true
+	}
+	return end, errs > 0 && unitFloat(d.cfg.Seed, uint64(id)) < errs, false
+}
+
+// place puts a request admitted at adm on the first server to come free
+// and returns when it starts, when it leaves its server (end == start: it
+// never takes one), the error share of its service and whether its caller
+// gives up first (at adm + Timeout).
+func (d *downstream) place(adm time.Duration) (start, end time.Duration, errs float64, timedOut bool) {
 	if d.gated {
 		d.gate(adm)
 	}
-	start := max(adm, d.free[0])
+	start = max(adm, d.free[0])
 	service, errs := d.cfg.At(start)
-	leave := start + service
-	if leave < start {
+	end = start + service
+	if end < start {
 		d.wrapped = true
 	}
-	if d.cfg.Timeout > 0 && leave-adm > d.cfg.Timeout {
-		giveUp := adm + d.cfg.Timeout
-		switch {
-		case !d.cfg.CancelOnTimeout:
-			d.free[0] = leave
-			d.down(0)
-			d.model.serve(start, leave, d.cfg.IOAt(start))
-		case start < giveUp:
-			d.free[0] = giveUp
-			d.down(0)
-			d.model.serve(start, giveUp, d.cfg.IOAt(start))
+	if d.cfg.Timeout > 0 && end-adm > d.cfg.Timeout {
+		timedOut = true
+		if d.cfg.CancelOnTimeout {
+			giveUp := adm + d.cfg.Timeout
+			if start >= giveUp {
+				return start, start, errs, true
+			}
+			end = giveUp
 		}
-		return giveUp, true, true
 	}
-	d.free[0] = leave
+	d.free[0] = end
 	d.down(0)
-	d.model.serve(start, leave, d.cfg.IOAt(start))
-	return leave, errs > 0 && unitFloat(d.cfg.Seed, uint64(id)) < errs, false
+	return start, end, errs, timedOut
 }
 
 // down restores the heap from i.

@@ -228,7 +228,7 @@ func (u *chainUnit) psAdmit(o *outcome, retry int32, t time.Duration) {
 	p.advance(t)
 	j := p.admit(t, o.seq, retry, o.seq+int64(o.attempt)<<48)
 	if to := p.cfg.Timeout; to > 0 {
-		u.schedule(o, t, eventq.Key{At: t + to, Class: classCompletion, Seq: o.seq, Round: int(o.attempt)}, chainEvent{ps: psTimeout, k: int(j), retry: retry}, "the caller's timeout", "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
+		u.schedule(o, t, eventq.Key{At: t + to, Class: classCompletion, Seq: o.seq, Round: int(o.attempt)}, chainEvent{ps: psTimeout, k: j, retry: retry}, "the caller's timeout", "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
 	}
 	u.psSchedule(t)
 }
@@ -261,7 +261,7 @@ func (u *chainUnit) psEvent(k eventq.Key, ev chainEvent) {
 		}
 		u.psSchedule(t)
 	case psTimeout:
-		j := int32(ev.k)
+		j := ev.k
 		jb := &p.jobs[j]
 		if !jb.live || jb.abandoned || jb.seq != k.Seq || jb.adm+p.cfg.Timeout != t || jb.pos < 0 {
 			return // it left before its timeout

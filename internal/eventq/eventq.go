@@ -44,28 +44,72 @@ type item[T any] struct {
 // value is an empty queue. It allocates only when it grows.
 type Queue[T any] struct {
 	h []item[T]
+	// With the lane (UseLane), an event at or after the last one in the
+	// lane is appended to it instead of going on the heap: lane[head:]
+	// is in key order, and the first event is the lesser of its head and
+	// the heap's top.
+	useLane bool
+	lane    []item[T]
+	head    int
 }
 
+// UseLane makes events pushed in key order (each at or after the last
+// one that went in the lane) cost O(1) instead of O(log n): a
+// completion a fixed timeout after each admission, a FIFO server's exits.
+// Events with equal keys may then come out in another order than the
+// heap's alone, so only a user whose keys are never equal (or whose
+// events with equal keys are interchangeable) may use it.
+func (q *Queue[T]) UseLane() { q.useLane = true }
+
 // Len is the number of queued events.
-func (q *Queue[T]) Len() int { return len(q.h) }
+func (q *Queue[T]) Len() int { return len(q.h) + len(q.lane) - q.head }
+
+// laneFirst reports whether the first event is the lane's head.
+func (q *Queue[T]) laneFirst() bool {
+	return q.head < len(q.lane) && (len(q.h) == 0 || q.lane[q.head].key.Less(q.h[0].key))
+}
 
 // Push queues v at k.
+//
+// Push and Pop move a hole instead of swapping (each level writes one
+// item, not two) and take the same decisions as the swapping heap, so
+// the layout, and the order of equal keys, is the same.
 func (q *Queue[T]) Push(k Key, v T) {
-	q.h = append(q.h, item[T]{k, v})
-	i := len(q.h) - 1
+	if q.useLane {
+		if n := len(q.lane); q.head == n {
+			q.lane, q.head = q.lane[:0], 0
+			q.lane = append(q.lane, item[T]{k, v})
+			return
+		} else if !k.Less(q.lane[n-1].key) {
+			if q.head > 1024 && 2*q.head > n {
+				m := copy(q.lane, q.lane[q.head:])
+				clear(q.lane[m:])
+				q.lane, q.head = q.lane[:m], 0
+			}
+			q.lane = append(q.lane, item[T]{k, v})
+			return
+		}
+	}
+	q.h = append(q.h, item[T]{})
+	h := q.h
+	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !q.h[i].key.Less(q.h[p].key) {
+		if !k.Less(h[p].key) {
 			break
 		}
-		q.h[i], q.h[p] = q.h[p], q.h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = item[T]{k, v}
 }
 
 // Peek returns the first event without removing it; ok is false when the
 // queue is empty.
 func (q *Queue[T]) Peek() (k Key, v T, ok bool) {
+	if q.laneFirst() {
+		return q.lane[q.head].key, q.lane[q.head].val, true
+	}
 	if len(q.h) == 0 {
 		return k, v, false
 	}
@@ -74,32 +118,51 @@ func (q *Queue[T]) Peek() (k Key, v T, ok bool) {
 
 // Pop removes and returns the first event. It panics on an empty queue.
 func (q *Queue[T]) Pop() (Key, T) {
+	if q.laneFirst() {
+		top := q.lane[q.head]
+		q.lane[q.head] = item[T]{}
+		q.head++
+		return top.key, top.val
+	}
 	top := q.h[0]
 	n := len(q.h) - 1
-	q.h[0] = q.h[n]
+	last := q.h[n]
 	var zero item[T]
 	q.h[n] = zero
 	q.h = q.h[:n]
+	h := q.h
+	if n == 0 {
+		return top.key, top.val
+	}
 	i := 0
 	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && q.h[l].key.Less(q.h[m].key) {
-			m = l
-		}
-		if r < n && q.h[r].key.Less(q.h[m].key) {
-			m = r
-		}
-		if m == i {
+		l := 2*i + 1
+		if l >= n {
 			break
 		}
-		q.h[i], q.h[m] = q.h[m], q.h[i]
+		// m: the child that would swap with last (the left one unless
+		// the right one is less than it, as the swapping heap chose).
+		m := l
+		if r := l + 1; r < n && h[r].key.Less(h[l].key) {
+			m = r
+		}
+		// The swapping heap compares the right child with the lesser
+		// of last and the left child.
+		if !h[m].key.Less(last.key) {
+			break
+		}
+		h[i] = h[m]
 		i = m
 	}
+	h[i] = last
 	return top.key, top.val
 }
 
 // Before reports whether the first event runs before k; an empty queue
 // reports false.
 func (q *Queue[T]) Before(k Key) bool {
+	if q.laneFirst() {
+		return q.lane[q.head].key.Less(k)
+	}
 	return len(q.h) > 0 && q.h[0].key.Less(k)
 }

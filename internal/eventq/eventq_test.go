@@ -8,39 +8,61 @@ import (
 )
 
 func TestPopsInKeyOrder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var q Queue[int]
-	var ref []Key // what is queued, in no order
-	popMin := func() Key {
-		m := 0
-		for i, k := range ref {
-			if k.Less(ref[m]) {
-				m = i
+	// With the lane, mostly rising keys (a timeout after each arrival)
+	// mixed with earlier ones (retries) go both ways.
+	for _, c := range []struct {
+		name         string
+		lane, rising bool
+	}{{"heap", false, false}, {"lane", true, false}, {"lane rising", true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			var q Queue[int]
+			if c.lane {
+				q.UseLane()
 			}
-		}
-		k := ref[m]
-		ref = slices.Delete(ref, m, m+1)
-		return k
-	}
-	for i := 0; i < 5000; i++ {
-		k := Key{At: time.Duration(rng.IntN(50)), Class: rng.IntN(3), Seq: int64(rng.IntN(20)), Round: rng.IntN(2)}
-		ref = append(ref, k)
-		q.Push(k, i)
-		if rng.IntN(3) == 0 {
-			top, _, _ := q.Peek()
-			got, _ := q.Pop()
-			if want := popMin(); got != want || top != want {
-				t.Fatalf("Peek %v, Pop %v, want %v", top, got, want)
+			var ref []Key // what is queued, in no order
+			popMin := func() Key {
+				m := 0
+				for i, k := range ref {
+					if k.Less(ref[m]) {
+						m = i
+					}
+				}
+				k := ref[m]
+				ref = slices.Delete(ref, m, m+1)
+				return k
 			}
-		}
-	}
-	for q.Len() > 0 {
-		if got, want := func() Key { k, _ := q.Pop(); return k }(), popMin(); got != want {
-			t.Fatalf("Pop %v, want %v", got, want)
-		}
-	}
-	if len(ref) != 0 {
-		t.Fatalf("%d events lost", len(ref))
+			for i := 0; i < 5000; i++ {
+				k := Key{At: time.Duration(rng.IntN(50)), Class: rng.IntN(3), Seq: int64(rng.IntN(20)), Round: rng.IntN(2)}
+				if c.rising && rng.IntN(4) != 0 {
+					k.At += time.Duration(i)
+				}
+				ref = append(ref, k)
+				q.Push(k, i)
+				if rng.IntN(3) == 0 {
+					top, _, _ := q.Peek()
+					before := q.Before(top)
+					got, _ := q.Pop()
+					if want := popMin(); got != want || top != want || before {
+						t.Fatalf("Peek %v, Pop %v, want %v (Before its own key %v)", top, got, want, before)
+					}
+				}
+				if q.Len() != len(ref) {
+					t.Fatalf("Len %d, want %d", q.Len(), len(ref))
+				}
+			}
+			for q.Len() > 0 {
+				if got, want := func() Key { k, _ := q.Pop(); return k }(), popMin(); got != want {
+					t.Fatalf("Pop %v, want %v", got, want)
+				}
+			}
+			if len(ref) != 0 {
+				t.Fatalf("%d events lost", len(ref))
+			}
+			if c.lane && c.rising && cap(q.lane) == 0 {
+				t.Fatal("the lane was never used")
+			}
+		})
 	}
 }
 
