@@ -72,8 +72,10 @@ func NewEnvoyLocal(c EnvoyLocalConfig) (*EnvoyLocal, error) {
 		return nil, fmt.Errorf("envoy-local: tokens-per-fill must be a whole number from 1 to %d, got %d", math.MaxInt32, c.TokensPerFill)
 	case c.FillInterval <= 0 || c.FillInterval%time.Millisecond != 0:
 		return nil, fmt.Errorf("envoy-local: fill-interval must be a positive whole number of milliseconds, got %v (Envoy reads it in ms)", c.FillInterval)
-	case c.Timer && c.FillInterval < 50*time.Millisecond:
-		return nil, fmt.Errorf("envoy-local: mode=timer needs fill-interval ≥ 50ms, got %v (Envoy: \"local rate limit token bucket fill timer must be >= 50ms\")", c.FillInterval)
+	case c.FillInterval < 50*time.Millisecond:
+		// Both the 1.30 timer and the ≥ 1.31 RateLimitTokenBucket refuse it
+		// when the filter loads.
+		return nil, fmt.Errorf("envoy-local: fill-interval must be at least 50ms, got %v (Envoy refuses the configuration: \"local rate limit token bucket fill timer must be >= 50ms\")", c.FillInterval)
 	case c.Phase < 0:
 		return nil, fmt.Errorf("envoy-local: phase must not be negative, got %v", c.Phase)
 	case c.MaxDescriptors < 1:

@@ -87,8 +87,15 @@ func TestEnvoyTimer(t *testing.T) {
 	// Cost is ignored in timer mode (1.30 had no hits_addend).
 	checkCosts(t, "envoy-local:max-tokens=2,fill-interval=1s,mode=timer", []costAt{
 		{0, 5, true}, {0, 5, true}, {0, 1, false}})
-	if _, err := New("envoy-local:max-tokens=1,fill-interval=40ms,mode=timer", 0); err == nil || !strings.Contains(err.Error(), "≥ 50ms") {
-		t.Errorf("a 40 ms timer: %v", err)
+	// Envoy refuses a fill interval under 50 ms in both modes (the 1.30
+	// timer's Config and the ≥ 1.31 LocalRateLimiterImpl).
+	for _, mode := range []string{"timer", "atomic"} {
+		if _, err := New("envoy-local:max-tokens=1,fill-interval=49ms,mode="+mode, 0); err == nil || !strings.Contains(err.Error(), "at least 50ms") {
+			t.Errorf("a 49 ms %s bucket: %v", mode, err)
+		}
+		if _, err := New("envoy-local:max-tokens=1,fill-interval=50ms,mode="+mode, 0); err != nil {
+			t.Errorf("a 50 ms %s bucket: %v", mode, err)
+		}
 	}
 }
 

@@ -62,7 +62,7 @@ var gatewayKinds = []kind{
 		params: []param{
 			p("max-tokens", "", "token_bucket.max_tokens: the bucket size, whole", kindFloat),
 			p("tokens-per-fill", "1", "token_bucket.tokens_per_fill (Envoy's default 1)", kindInt),
-			p("fill-interval", "1s", "token_bucket.fill_interval, whole ms (≥ 50ms for mode=timer)", kindDuration),
+			p("fill-interval", "1s", "token_bucket.fill_interval, whole ms, at least 50ms", kindDuration),
 			p("mode", "atomic", "atomic (Envoy ≥ 1.31: continuous double-precision refill) or timer (≤ 1.30: whole refills on a timer)", kindString),
 			p("phase", "0s", "mode=timer: the timer ticks at phase + k·fill-interval, k ≥ 1", kindDuration),
 			p("max-descriptors", "20", "with key=: max_dynamic_descriptors, the LRU of per-key buckets (Envoy ≥ 1.34)", kindInt),
