@@ -78,7 +78,10 @@ func newChainSpec(spec string, defaultLimit float64) (Limiter, error) {
 		}
 		s, ok := l.(Stage)
 		if !ok {
-			return nil, fmt.Errorf("%s cannot be a stage of a chain", registryNameOf(l.Spec()))
+			if k, keyed := l.(*Keyed); keyed {
+				return nil, fmt.Errorf("%s with key=%s cannot be a stage of a chain: of the per-key limiters only nginx-limit-req, sentinel-param and the adaptive kinds chain; run it as a row of its own (--algo %s) or drop key= from the stage", registryNameOf(k.inner), k.key, strings.TrimSpace(p))
+			}
+			return nil, fmt.Errorf("%s cannot be a stage of a chain; run it as a row of its own (--algo %s)", registryNameOf(l.Spec()), strings.TrimSpace(p))
 		}
 		stages = append(stages, s)
 	}
