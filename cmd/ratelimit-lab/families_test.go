@@ -46,9 +46,24 @@ func TestHelpDescribesEveryFamily(t *testing.T) {
 		}
 	}
 	flat := strings.Join(strings.Fields(help), " ")
-	for _, want := range []string{"'ratelimit-lab rules FILE'", "--rules FILE", "prioritized requests"} {
+	for _, want := range []string{"'ratelimit-lab rules explain FILE'", "--rules FILE", "prioritized requests"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("--help does not mention %s", want)
+		}
+	}
+	// Every command the help quotes exists, and takes the argument it is
+	// quoted with: 'ratelimit-lab rules FILE' named a command group.
+	for _, m := range regexp.MustCompile(`'ratelimit-lab ([a-z]+(?: [a-z]+)*)((?: [A-Z.]+)*)'`).FindAllStringSubmatch(flat, -1) {
+		words := strings.Fields(m[1])
+		if _, _, err := execute(t, append(words, "--help")...); err != nil {
+			t.Errorf("--help quotes 'ratelimit-lab %s', which is no command: %v", m[1], err)
+		}
+		if m[2] == "" {
+			continue
+		}
+		_, _, err := execute(t, append(words, "no-such-file.xyz")...)
+		if err != nil && strings.Contains(err.Error(), "unknown command") {
+			t.Errorf("--help quotes 'ratelimit-lab %s%s', but %q takes no argument: %v", m[1], m[2], m[1], err)
 		}
 	}
 }

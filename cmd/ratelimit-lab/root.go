@@ -174,8 +174,8 @@ reference makes. The families:
 
 ` + fams.String() + `
 ` + every.String() + `'ratelimit-lab list' gives their parameters and references.
-'ratelimit-lab rules FILE' reads the rules you already run (Sentinel,
-sentinel-golang, nginx, Ingress, Envoy, Spring, Traefik, Kong,
+'ratelimit-lab rules explain FILE' reads the rules you already run
+(Sentinel, sentinel-golang, nginx, Ingress, Envoy, Spring, Traefik, Kong,
 resilience4j) and says what each becomes; run and tune take them with
 --rules FILE.
 
