@@ -85,6 +85,13 @@ func flatTable[T any, P interface {
 		run: func(st *T, now time.Duration) Decision { return P(st).Decide(now) }}
 }
 
+// stateTable is the table of a limiter whose per-key state S is split
+// from its configuration: fresh is a new key's state, run decides on a
+// key's state with the configuration kept once (in the closure).
+func stateTable[S any](fresh S, run func(st *S, now time.Duration) Decision) *table[S] {
+	return &table[S]{slots: newKeySlots[S](), fresh: func() S { return fresh }, run: run}
+}
+
 // newTable picks the flat table when proto's type allows it, else one
 // instance per key built from its spec.
 func newTable(proto Limiter) keyedTable {
@@ -104,6 +111,10 @@ func newTable(proto Limiter) keyedTable {
 		return flatTable[SlidingWindowCounter](*l)
 	case *Traefik:
 		return newTraefikTable(l)
+	case *Resilience4j:
+		c := l.cfg
+		return stateTable(resilience4jState{permissions: c.LimitForPeriod},
+			func(st *resilience4jState, now time.Duration) Decision { return st.acquire(now, 1, c) })
 	}
 	spec := proto.Spec()
 	return &table[Limiter]{slots: newKeySlots[Limiter](),
