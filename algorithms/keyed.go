@@ -115,6 +115,10 @@ func newTable(proto Limiter) keyedTable {
 		c := l.cfg
 		return stateTable(resilience4jState{permissions: c.LimitForPeriod},
 			func(st *resilience4jState, now time.Duration) Decision { return st.acquire(now, 1, c) })
+	case *Bucket4j:
+		c := l.cfg
+		return stateTable(c.fresh(),
+			func(st *bucket4jState, now time.Duration) Decision { return st.tryConsume(now, 1, c) })
 	}
 	spec := proto.Spec()
 	return &table[Limiter]{slots: newKeySlots[Limiter](),
