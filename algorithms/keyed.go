@@ -119,6 +119,10 @@ func newTable(proto Limiter) keyedTable {
 		c := l.cfg
 		return stateTable(c.fresh(),
 			func(st *bucket4jState, now time.Duration) Decision { return st.tryConsume(now, 1, c) })
+	case *HAProxy:
+		p := l.cfg
+		return stateTable(haproxyState{},
+			func(st *haproxyState, now time.Duration) Decision { return st.check(now, p) })
 	}
 	spec := proto.Spec()
 	return &table[Limiter]{slots: newKeySlots[Limiter](),
