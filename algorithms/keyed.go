@@ -123,6 +123,10 @@ func newTable(proto Limiter) keyedTable {
 		p := l.cfg
 		return stateTable(haproxyState{},
 			func(st *haproxyState, now time.Duration) Decision { return st.check(now, p) })
+	case *Uber:
+		p := l.cfg
+		return stateTable(uberState{},
+			func(st *uberState, now time.Duration) Decision { return st.take(now, &p) })
 	}
 	spec := proto.Spec()
 	return &table[Limiter]{slots: newKeySlots[Limiter](),
