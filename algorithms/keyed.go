@@ -127,6 +127,16 @@ func newTable(proto Limiter) keyedTable {
 		p := l.cfg
 		return stateTable(uberState{},
 			func(st *uberState, now time.Duration) Decision { return st.take(now, &p) })
+	case *EnvoyLocal:
+		// max_dynamic_descriptors stays the table's bound (KeyBound, read
+		// by newKeyed from proto).
+		p := l.cfg
+		if p.Timer {
+			return stateTable(p.freshTimer(),
+				func(st *envoyTimerState, now time.Duration) Decision { return st.consume(now, p) })
+		}
+		return stateTable(p.freshAtomic(),
+			func(st *envoyAtomicState, now time.Duration) Decision { return st.consume(now, 1, p) })
 	}
 	spec := proto.Spec()
 	return &table[Limiter]{slots: newKeySlots[Limiter](),
