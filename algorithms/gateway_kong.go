@@ -67,8 +67,16 @@ type KongConfig struct {
 // 1.6e12 Unix ms, so every configured second, minute, hour and day window
 // starts at t = 0.
 type Kong struct {
-	ctr [kongUnits]kongCounter
+	kongState
 	cfg *kongParams
+}
+
+// kongState is what changes in a Kong: a counter per unit. It is
+// fixed-size and pointer-free, so a per-key kong keeps it by value in the
+// flat table (240 bytes per key, the six units whether configured or not)
+// and the configuration once.
+type kongState struct {
+	ctr [kongUnits]kongCounter
 }
 
 type kongCounter struct {
@@ -115,8 +123,11 @@ func (k *Kong) Decide(now time.Duration) Decision { return k.Check(now) }
 func (k *Kong) Record(time.Duration) {}
 
 // Check implements Stage: access() for one request.
-func (k *Kong) Check(now time.Duration) Decision {
-	p := k.cfg
+func (k *Kong) Check(now time.Duration) Decision { return k.check(now, k.cfg) }
+
+// check is access() on k with configuration p; the single-key limiter
+// and the per-key table both decide through it.
+func (k *kongState) check(now time.Duration, p *kongParams) Decision {
 	ms := p.epoch + floorMs(now)
 	sec := floorDiv(ms, 1000)
 	stop := false
@@ -156,7 +167,7 @@ func (k *Kong) Check(now time.Duration) Decision {
 
 // window makes c's window the one holding sec; the counter of an earlier
 // window is then absent (a new key).
-func (k *Kong) window(u int, c *kongCounter, sec int64) {
+func (k *kongState) window(u int, c *kongCounter, sec int64) {
 	if c.live && sec >= c.start && sec < c.end {
 		return
 	}

@@ -127,6 +127,10 @@ func newTable(proto Limiter) keyedTable {
 		p := l.cfg
 		return stateTable(uberState{},
 			func(st *uberState, now time.Duration) Decision { return st.take(now, &p) })
+	case *Kong:
+		p := l.cfg
+		return stateTable(kongState{},
+			func(st *kongState, now time.Duration) Decision { return st.check(now, p) })
 	case *EnvoyLocal:
 		// max_dynamic_descriptors stays the table's bound (KeyBound, read
 		// by newKeyed from proto).
