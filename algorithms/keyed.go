@@ -92,6 +92,12 @@ func stateTable[S any](fresh S, run func(st *S, now time.Duration) Decision) *ta
 	return &table[S]{slots: newKeySlots[S](), fresh: func() S { return fresh }, run: run}
 }
 
+// guavaTable is the table of guava-bursty and guava-warming-up: fresh is
+// the state of a new limiter, g the configuration both share.
+func guavaTable(fresh guavaState, g guavaSmooth) *table[guavaState] {
+	return stateTable(fresh, func(st *guavaState, now time.Duration) Decision { return st.tryAcquire(now, &g) })
+}
+
 // newTable picks the flat table when proto's type allows it, else one
 // instance per key built from its spec.
 func newTable(proto Limiter) keyedTable {
@@ -131,6 +137,10 @@ func newTable(proto Limiter) keyedTable {
 		p := l.cfg
 		return stateTable(kongState{},
 			func(st *kongState, now time.Duration) Decision { return st.check(now, p) })
+	case *GuavaBursty:
+		return guavaTable(l.st, l.g)
+	case *GuavaWarmingUp:
+		return guavaTable(l.st, l.g)
 	case *EnvoyLocal:
 		// max_dynamic_descriptors stays the table's bound (KeyBound, read
 		// by newKeyed from proto).
