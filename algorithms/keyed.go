@@ -14,9 +14,12 @@ import (
 // used one, which starts fresh when it comes back. An empty key passes
 // unaccounted.
 //
-// Limiters whose state holds no pointer (token-bucket, fixed-window,
-// leaky-bucket, sliding-window-counter, …) keep their per-key states by
-// value in one flat array; the others keep one instance per key.
+// Limiters whose state has a fixed size keep only that state per key, by
+// value and without pointers, in one flat array, and their configuration
+// once (token-bucket, fixed-window, leaky-bucket, sliding-window-counter,
+// the gateways, guava-bursty, guava-warming-up, uber: newTable); the others
+// (leap-array, sliding-log, warm-up, … : TestKeyedFallbackKinds) keep one
+// instance per key.
 type Keyed struct {
 	inner    string // the inner spec
 	proto    Limiter
@@ -152,7 +155,13 @@ func newTable(proto Limiter) keyedTable {
 		return stateTable(p.freshAtomic(),
 			func(st *envoyAtomicState, now time.Duration) Decision { return st.consume(now, 1, p) })
 	}
-	spec := proto.Spec()
+	return instanceTable(proto.Spec())
+}
+
+// instanceTable is the fallback for a limiter whose state has a variable
+// size (leap-array's buckets, sliding-log's log, warm-up's …): one
+// instance per key, built from spec.
+func instanceTable(spec string) *table[Limiter] {
 	return &table[Limiter]{slots: newKeySlots[Limiter](),
 		fresh: func() Limiter {
 			l, err := New(spec, 0)
