@@ -137,9 +137,7 @@ func newTable(proto Limiter) keyedTable {
 		return stateTable(uberState{},
 			func(st *uberState, now time.Duration) Decision { return st.take(now, &p) })
 	case *Kong:
-		p := l.cfg
-		return stateTable(kongState{},
-			func(st *kongState, now time.Duration) Decision { return st.check(now, p) })
+		return kongTable(l.cfg)
 	case *GuavaBursty:
 		return guavaTable(l.st, l.g)
 	case *GuavaWarmingUp:

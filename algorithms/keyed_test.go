@@ -274,6 +274,8 @@ func TestKeyedFlatMatchesOneInstancePerKey(t *testing.T) {
 		"haproxy:limit=2,period=333ms",
 		"kong:second=3,minute=20,policy=local",
 		"kong:second=2,hour=50,policy=redis",
+		"kong:minute=30",
+		"kong:second=5,minute=50,hour=500,day=5000,month=50000,year=500000,policy=redis",
 		"resilience4j:limit-for-period=3,refresh-period=200ms,timeout=300ms",
 		"bucket4j:capacity=4,refill-tokens=2,refill-period=300ms",
 		"bucket4j:capacity=3,refill-tokens=1,refill-period=250ms,refill=intervally,clock=nanos",
