@@ -46,10 +46,17 @@ type Bucket4jConfig struct {
 // every nanosecond. The overflow fallbacks (to double arithmetic) are
 // Bucket4j's.
 type Bucket4j struct {
+	bucket4jState
+	cfg *Bucket4jConfig
+}
+
+// bucket4jState is what changes in a Bucket4j: the last refill time, the
+// tokens and the rounding error. A per-key bucket4j keeps only this per
+// key (24 bytes) and the configuration once.
+type bucket4jState struct {
 	lastRefill    int64
 	size          int64
 	roundingError int64
-	cfg           *Bucket4jConfig
 }
 
 // NewBucket4j validates c and builds the limiter.
@@ -63,21 +70,24 @@ func NewBucket4j(c Bucket4jConfig) (*Bucket4j, error) {
 		return nil, fmt.Errorf("bucket4j: refill-period must be positive, got %v", c.RefillPeriod)
 	}
 	cfg := c
-	b := &Bucket4j{size: c.Capacity, cfg: &cfg}
-	b.lastRefill = b.nanos(0)
-	return b, nil
+	return &Bucket4j{bucket4jState: cfg.fresh(), cfg: &cfg}, nil
+}
+
+// fresh is a full bucket created at t = 0.
+func (c *Bucket4jConfig) fresh() bucket4jState {
+	return bucket4jState{size: c.Capacity, lastRefill: c.nanos(0)}
 }
 
 // nanos is the time meter's reading at virtual time t.
-func (b *Bucket4j) nanos(t time.Duration) int64 {
-	if b.cfg.Nanos {
+func (c *Bucket4jConfig) nanos(t time.Duration) int64 {
+	if c.Nanos {
 		return int64(t)
 	}
 	return floorMs(t) * 1_000_000
 }
 
 // Decide implements Limiter: tryConsume(1).
-func (b *Bucket4j) Decide(now time.Duration) Decision { return b.tryConsume(now, 1) }
+func (b *Bucket4j) Decide(now time.Duration) Decision { return b.tryConsume(now, 1, b.cfg) }
 
 // DecideRequest implements RequestLimiter: tryConsume(cost).
 func (b *Bucket4j) DecideRequest(now time.Duration, r *Request) Decision {
@@ -85,20 +95,22 @@ func (b *Bucket4j) DecideRequest(now time.Duration, r *Request) Decision {
 	if c < 1 {
 		c = 1
 	}
-	return b.tryConsume(now, c)
+	return b.tryConsume(now, c, b.cfg)
 }
 
 // Check implements Stage: tryConsume takes the tokens while deciding.
-func (b *Bucket4j) Check(now time.Duration) Decision { return b.tryConsume(now, 1) }
+func (b *Bucket4j) Check(now time.Duration) Decision { return b.tryConsume(now, 1, b.cfg) }
 
 // Record implements Stage; the tokens are already taken.
 func (b *Bucket4j) Record(time.Duration) {}
 
-func (b *Bucket4j) tryConsume(now time.Duration, tokens int64) Decision {
+// tryConsume is tryConsume(tokens) on b with configuration c; the
+// single-key limiter and the per-key table both decide through it.
+func (b *bucket4jState) tryConsume(now time.Duration, tokens int64, c *Bucket4jConfig) Decision {
 	// LockFreeBucket refills a copy of the state and stores it only with
 	// a consumption: a refused request leaves the state as it was.
 	saved := *b
-	b.refill(b.nanos(now))
+	b.refill(c.nanos(now), c)
 	if tokens > b.size {
 		*b = saved
 		return Decision{}
@@ -108,8 +120,7 @@ func (b *Bucket4j) tryConsume(now time.Duration, tokens int64) Decision {
 }
 
 // refill is BucketState64BitsInteger.refill for the one bandwidth.
-func (b *Bucket4j) refill(current int64) {
-	c := b.cfg
+func (b *bucket4jState) refill(current int64, c *Bucket4jConfig) {
 	period := int64(c.RefillPeriod)
 	prev := b.lastRefill
 	if current <= prev {
@@ -197,7 +208,5 @@ func (b *Bucket4j) StateBytes() int { return int(unsafe.Sizeof(*b)) }
 // Fresh implements Freshener: a full bucket created at t = 0, sharing b's
 // configuration.
 func (b *Bucket4j) Fresh() Limiter {
-	n := &Bucket4j{size: b.cfg.Capacity, cfg: b.cfg}
-	n.lastRefill = n.nanos(0)
-	return n
+	return &Bucket4j{bucket4jState: b.cfg.fresh(), cfg: b.cfg}
 }

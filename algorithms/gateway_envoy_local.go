@@ -53,14 +53,29 @@ type EnvoyLocalConfig struct {
 // first. 1.30 had no hits_addend, so timer mode takes one token whatever
 // the request's cost.
 type EnvoyLocal struct {
-	// atomic mode
-	timeOld  float64 // seconds at which the bucket was empty
+	atomic envoyAtomicState
+	timer  envoyTimerState
+	cfg    *envoyLocalParams
+}
+
+// envoyAtomicState is what changes in an atomic-mode EnvoyLocal: the one
+// double of AtomicTokenBucketImpl. A per-key envoy-local keeps only this
+// per key (8 bytes) and the configuration once.
+type envoyAtomicState struct {
+	timeOld float64 // seconds at which the bucket was empty
+}
+
+// envoyTimerState is what changes in a timer-mode EnvoyLocal: the whole
+// tokens and the ticks applied so far (16 bytes per key).
+type envoyTimerState struct {
+	ticks  int64 // ticks applied so far
+	tokens uint32
+}
+
+type envoyLocalParams struct {
+	EnvoyLocalConfig
 	fillRate float64 // tokens per second
 	maxTok   float64
-	// timer mode
-	tokens uint32
-	ticks  int64 // ticks applied so far
-	cfg    *EnvoyLocalConfig
 }
 
 // NewEnvoyLocal validates c and builds the limiter.
@@ -81,23 +96,29 @@ func NewEnvoyLocal(c EnvoyLocalConfig) (*EnvoyLocal, error) {
 	case c.MaxDescriptors < 1:
 		return nil, fmt.Errorf("envoy-local: max-descriptors must be at least 1, got %d", c.MaxDescriptors)
 	}
-	cfg := c
-	e := &EnvoyLocal{cfg: &cfg}
+	p := &envoyLocalParams{EnvoyLocalConfig: c}
+	// tokens_per_fill / std::chrono::duration<double>(fill_interval).count():
+	// the interval is whole ms, converted as double(ms)/1000.
+	seconds := float64(c.FillInterval/time.Millisecond) / 1000
+	p.fillRate = math.Max(math.Abs(float64(c.TokensPerFill)/seconds), envoyMinFillRate)
+	p.maxTok = float64(c.MaxTokens)
+	e := &EnvoyLocal{cfg: p}
 	e.reset()
 	return e, nil
 }
 
 // reset puts the bucket in its state at creation (t = 0): full.
-func (e *EnvoyLocal) reset() {
-	c := e.cfg
-	// tokens_per_fill / std::chrono::duration<double>(fill_interval).count():
-	// the interval is whole ms, converted as double(ms)/1000.
-	seconds := float64(c.FillInterval/time.Millisecond) / 1000
-	e.fillRate = math.Max(math.Abs(float64(c.TokensPerFill)/seconds), envoyMinFillRate)
-	e.maxTok = float64(c.MaxTokens)
-	// init_fill: time_in_seconds = now − max_tokens/fill_rate, now = 0.
-	e.timeOld = 0 - e.maxTok/e.fillRate
-	e.tokens, e.ticks = c.MaxTokens, 0
+func (e *EnvoyLocal) reset() { e.atomic, e.timer = e.cfg.freshAtomic(), e.cfg.freshTimer() }
+
+// freshAtomic is a full atomic bucket at t = 0. init_fill:
+// time_in_seconds = now − max_tokens/fill_rate, now = 0.
+func (p *envoyLocalParams) freshAtomic() envoyAtomicState {
+	return envoyAtomicState{timeOld: 0 - p.maxTok/p.fillRate}
+}
+
+// freshTimer is a full timer bucket with no ticks applied.
+func (p *envoyLocalParams) freshTimer() envoyTimerState {
+	return envoyTimerState{tokens: p.MaxTokens}
 }
 
 // envoyMinFillRate is AtomicTokenBucketImpl's kMinFillRate: one token a year.
@@ -124,50 +145,63 @@ func (e *EnvoyLocal) Record(time.Duration) {}
 
 func (e *EnvoyLocal) consume(now time.Duration, cost int32) Decision {
 	if e.cfg.Timer {
-		e.tick(now)
-		if e.tokens == 0 {
-			return Decision{}
-		}
-		e.tokens--
-		return Decision{Pass: true}
+		return e.timer.consume(now, e.cfg)
 	}
+	return e.atomic.consume(now, cost, e.cfg)
+}
+
+// consume is the timer bucket's request on s with configuration c: one
+// token whatever the cost. The single-key limiter and the per-key table
+// both decide through it.
+func (s *envoyTimerState) consume(now time.Duration, c *envoyLocalParams) Decision {
+	s.tick(now, c)
+	if s.tokens == 0 {
+		return Decision{}
+	}
+	s.tokens--
+	return Decision{Pass: true}
+}
+
+// consume is RateLimitTokenBucket::consume of cost on s with
+// configuration c. The single-key limiter and the per-key table both
+// decide through it.
+func (s *envoyAtomicState) consume(now time.Duration, cost int32, c *envoyLocalParams) Decision {
 	// timeNowInSeconds: duration<double>(ns).count() = double(ns)/1e9.
 	tNow := float64(now) / 1e9
-	total := (tNow - e.timeOld) * e.fillRate
-	if e.maxTok < total { // std::min(max_tokens_, x)
-		total = e.maxTok
+	total := (tNow - s.timeOld) * c.fillRate
+	if c.maxTok < total { // std::min(max_tokens_, x)
+		total = c.maxTok
 	}
 	// RateLimitTokenBucket::consume: tokens = to_consume / factor, factor 1.
 	tokens := float64(cost) / 1.0
 	if total < tokens {
 		return Decision{}
 	}
-	e.timeOld = tNow - (total-tokens)/e.fillRate
+	s.timeOld = tNow - (total-tokens)/c.fillRate
 	return Decision{Pass: true}
 }
 
 // tick applies the timer ticks due by now: Phase + k·FillInterval ≤ now,
 // k ≥ 1. Ticks already applied stay applied when the clock steps back.
-func (e *EnvoyLocal) tick(now time.Duration) {
-	c := e.cfg
+func (s *envoyTimerState) tick(now time.Duration, c *envoyLocalParams) {
 	since := now - c.Phase
 	if since < c.FillInterval {
 		return
 	}
 	k := int64(since / c.FillInterval)
-	if k <= e.ticks {
+	if k <= s.ticks {
 		return
 	}
-	n := k - e.ticks
-	e.ticks = k
+	n := k - s.ticks
+	s.ticks = k
 	// Each tick sets min(max, tokens + per_fill); n ticks in a row give
 	// min(max, tokens + n·per_fill) (no uint32 overflow: both < 2^31).
-	room := int64(c.MaxTokens) - int64(e.tokens)
+	room := int64(c.MaxTokens) - int64(s.tokens)
 	if n >= (room+int64(c.TokensPerFill)-1)/int64(c.TokensPerFill) {
-		e.tokens = c.MaxTokens
+		s.tokens = c.MaxTokens
 		return
 	}
-	e.tokens += uint32(n) * c.TokensPerFill
+	s.tokens += uint32(n) * c.TokensPerFill
 }
 
 // MaxKeys is max_dynamic_descriptors: the most per-key buckets Envoy keeps

@@ -44,12 +44,19 @@ type HAProxyConfig struct {
 // the limit keeps the rate above it with its own denied requests and gets
 // nothing through at all.
 type HAProxy struct {
+	haproxyState
+	cfg *haproxyParams
+}
+
+// haproxyState is what changes in an HAProxy: the stick-table entry's
+// freq_ctr and last touch. A per-key haproxy keeps only this per key (20
+// bytes) and the configuration once.
+type haproxyState struct {
 	tick  uint32 // curr_tick
 	curr  uint32 // curr_ctr
 	prev  uint32 // prev_ctr
 	touch uint32 // now_ms of the entry's last touch
 	live  bool   // the stick-table entry exists
-	cfg   *haproxyParams
 }
 
 type haproxyParams struct {
@@ -83,8 +90,11 @@ func (h *HAProxy) Record(time.Duration) {}
 
 // Check implements Stage: track-sc0 (touch the entry, count the request),
 // then the deny rule.
-func (h *HAProxy) Check(now time.Duration) Decision {
-	p := h.cfg
+func (h *HAProxy) Check(now time.Duration) Decision { return h.check(now, h.cfg) }
+
+// check is Check on h with configuration p; the single-key limiter and
+// the per-key table both decide through it.
+func (h *haproxyState) check(now time.Duration, p *haproxyParams) Decision {
 	ms := uint32(p.epoch + floorMs(now))
 	if h.live && p.expire > 0 && int32(h.touch+p.expire-ms) <= 0 {
 		h.live = false // tick_is_expired: the entry is gone
@@ -93,16 +103,15 @@ func (h *HAProxy) Check(now time.Duration) Decision {
 		h.live, h.tick, h.curr, h.prev = true, 0, 0, 0
 	}
 	h.touch = ms
-	h.update(ms)
-	if uint64(h.rate(ms)) > uint64(p.Limit) {
+	h.update(ms, p.period)
+	if uint64(h.rate(ms, p.period)) > uint64(p.Limit) {
 		return Decision{}
 	}
 	return Decision{Pass: true}
 }
 
 // update is update_freq_ctr_period(ctr, period, 1) on one thread.
-func (h *HAProxy) update(now uint32) {
-	period := h.cfg.period
+func (h *haproxyState) update(now, period uint32) {
 	if now-h.tick < period {
 		h.curr++
 		return
@@ -119,8 +128,7 @@ func (h *HAProxy) update(now uint32) {
 }
 
 // rate is read_freq_ctr_period(ctr, period).
-func (h *HAProxy) rate(now uint32) uint32 {
-	period := h.cfg.period
+func (h *haproxyState) rate(now, period uint32) uint32 {
 	past, curr := uint64(h.prev), uint64(h.curr)
 	remain := int32(h.tick + period - now)
 	if remain < 0 {

@@ -67,9 +67,13 @@ type KongConfig struct {
 // 1.6e12 Unix ms, so every configured second, minute, hour and day window
 // starts at t = 0.
 type Kong struct {
-	ctr [kongUnits]kongCounter
+	ctr [kongUnits]kongCounter // ctr[i] is the counter of cfg.units[i]
 	cfg *kongParams
 }
+
+// A per-key kong keeps only the counters of its configured units per key,
+// by value in the flat table (40 bytes a unit: kongCounters), and the
+// limits once.
 
 type kongCounter struct {
 	start, end int64 // the window [start, end), Unix seconds
@@ -116,13 +120,19 @@ func (k *Kong) Record(time.Duration) {}
 
 // Check implements Stage: access() for one request.
 func (k *Kong) Check(now time.Duration) Decision {
-	p := k.cfg
+	return kongCheck(k.ctr[:len(k.cfg.units)], now, k.cfg)
+}
+
+// kongCheck is access() on the counters ctr of p's configured units, in
+// order; the single-key limiter and the per-key table both decide
+// through it.
+func kongCheck(ctr []kongCounter, now time.Duration, p *kongParams) Decision {
 	ms := p.epoch + floorMs(now)
 	sec := floorDiv(ms, 1000)
 	stop := false
-	for _, u := range p.units {
-		c := &k.ctr[u]
-		k.window(u, c, sec)
+	for i, u := range p.units {
+		c := &ctr[i]
+		c.window(u, sec)
 		var usage int64
 		if p.Redis {
 			// INCR key; EXPIRE key ttl when the INCR made it 1.
@@ -143,8 +153,8 @@ func (k *Kong) Check(now time.Duration) Decision {
 	}
 	if !p.Redis {
 		// shm:incr(key, 1, 0, EXPIRATION[unit]) for every configured unit.
-		for _, u := range p.units {
-			c := &k.ctr[u]
+		for i, u := range p.units {
+			c := &ctr[i]
 			if !c.exists(sec, ms) {
 				c.live, c.count, c.expiry = true, 0, ms+kongExpiration[u]*1000
 			}
@@ -156,7 +166,7 @@ func (k *Kong) Check(now time.Duration) Decision {
 
 // window makes c's window the one holding sec; the counter of an earlier
 // window is then absent (a new key).
-func (k *Kong) window(u int, c *kongCounter, sec int64) {
+func (c *kongCounter) window(u int, sec int64) {
 	if c.live && sec >= c.start && sec < c.end {
 		return
 	}
@@ -186,6 +196,24 @@ func kongWindow(u int, sec int64) (start, end int64) {
 	}
 	s := time.Date(t.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
 	return s.Unix(), s.AddDate(1, 0, 0).Unix()
+}
+
+// kongTable is the per-key table of a kong with n configured units: an
+// array of n counters per key.
+func kongTable(p *kongParams) keyedTable {
+	switch len(p.units) {
+	case 1:
+		return stateTable([1]kongCounter{}, func(st *[1]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+	case 2:
+		return stateTable([2]kongCounter{}, func(st *[2]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+	case 3:
+		return stateTable([3]kongCounter{}, func(st *[3]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+	case 4:
+		return stateTable([4]kongCounter{}, func(st *[4]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+	case 5:
+		return stateTable([5]kongCounter{}, func(st *[5]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+	}
+	return stateTable([kongUnits]kongCounter{}, func(st *[kongUnits]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
 }
 
 // floorDiv is ⌊a / b⌋ for b > 0.

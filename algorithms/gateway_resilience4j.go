@@ -35,9 +35,16 @@ type Resilience4jConfig struct {
 // refused (the Java caller has then slept Timeout; the lab records a block
 // without a wait).
 type Resilience4j struct {
+	resilience4jState
+	cfg *Resilience4jConfig
+}
+
+// resilience4jState is what changes in a Resilience4j: the active cycle
+// and its permissions. A per-key resilience4j keeps only this per key (16
+// bytes) and the configuration once.
+type resilience4jState struct {
 	cycle       int64
 	permissions int32
-	cfg         *Resilience4jConfig
 }
 
 // NewResilience4j validates c and builds the limiter.
@@ -51,11 +58,11 @@ func NewResilience4j(c Resilience4jConfig) (*Resilience4j, error) {
 		return nil, fmt.Errorf("resilience4j: timeout must not be negative, got %v", c.Timeout)
 	}
 	cfg := c
-	return &Resilience4j{permissions: c.LimitForPeriod, cfg: &cfg}, nil
+	return &Resilience4j{resilience4jState: resilience4jState{permissions: c.LimitForPeriod}, cfg: &cfg}, nil
 }
 
 // Decide implements Limiter: acquirePermission(1).
-func (r *Resilience4j) Decide(now time.Duration) Decision { return r.acquire(now, 1) }
+func (r *Resilience4j) Decide(now time.Duration) Decision { return r.acquire(now, 1, r.cfg) }
 
 // DecideRequest implements RequestLimiter: acquirePermission(cost).
 func (r *Resilience4j) DecideRequest(now time.Duration, q *Request) Decision {
@@ -63,17 +70,18 @@ func (r *Resilience4j) DecideRequest(now time.Duration, q *Request) Decision {
 	if c < 1 {
 		c = 1
 	}
-	return r.acquire(now, c)
+	return r.acquire(now, c, r.cfg)
 }
 
 // Check implements Stage: the reservation is made while deciding.
-func (r *Resilience4j) Check(now time.Duration) Decision { return r.acquire(now, 1) }
+func (r *Resilience4j) Check(now time.Duration) Decision { return r.acquire(now, 1, r.cfg) }
 
 // Record implements Stage; the permits are already reserved.
 func (r *Resilience4j) Record(time.Duration) {}
 
-func (r *Resilience4j) acquire(now time.Duration, permits int32) Decision {
-	c := r.cfg
+// acquire is acquirePermission(permits) on r with configuration c; the
+// single-key limiter and the per-key table both decide through it.
+func (r *resilience4jState) acquire(now time.Duration, permits int32, c *Resilience4jConfig) Decision {
 	period := int64(c.RefreshPeriod)
 	perCycle := c.LimitForPeriod
 	currentNanos := int64(now)
@@ -128,5 +136,5 @@ func (r *Resilience4j) StateBytes() int { return int(unsafe.Sizeof(*r)) }
 // Fresh implements Freshener: a limiter created at t = 0 (cycle 0, full),
 // sharing r's configuration.
 func (r *Resilience4j) Fresh() Limiter {
-	return &Resilience4j{permissions: r.cfg.LimitForPeriod, cfg: r.cfg}
+	return &Resilience4j{resilience4jState: resilience4jState{permissions: r.cfg.LimitForPeriod}, cfg: r.cfg}
 }

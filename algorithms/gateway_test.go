@@ -247,7 +247,7 @@ func TestHAProxyFreqCtr(t *testing.T) {
 	if h.curr != 1 || h.prev != 4 || h.tick != ms0+1000 {
 		t.Fatalf("after the rotation: curr %d prev %d tick %d (want 1, 4, %d)", h.curr, h.prev, h.tick, ms0+1000)
 	}
-	if r := h.rate(ms0 + 1500); r != 3 {
+	if r := h.rate(ms0+1500, h.cfg.period); r != 3 {
 		t.Errorf("rate %d, want 3", r)
 	}
 	// Two periods idle: prev is 0 and the grid restarts at now (even).
@@ -467,7 +467,7 @@ func TestHAProxyObserved(t *testing.T) {
 	codes := "+++....+"
 	for i, at := range times {
 		d := h.Decide(at)
-		if got := h.rate(uint32(h.cfg.epoch + floorMs(at))); got != rates[i] || d.Pass != (codes[i] == '+') {
+		if got := h.rate(uint32(h.cfg.epoch+floorMs(at)), h.cfg.period); got != rates[i] || d.Pass != (codes[i] == '+') {
 			t.Errorf("request %d at %v: rate %d pass %v; HAProxy showed %d and %c", i, at, got, d.Pass, rates[i], codes[i])
 		}
 	}

@@ -42,12 +42,19 @@ type TraefikConfig struct {
 // functions to the v0.16 the lab's tests drive). Traefik ignores a request
 // amount other than 1, so the cost is ignored too.
 type Traefik struct {
+	traefikState
+	cfg *traefikParams
+}
+
+// traefikState is what changes in a Traefik: one source's bucket and its
+// ttlmap entry. A per-key traefik keeps only this per key (32 bytes) and
+// the configuration once.
+type traefikState struct {
 	tokens  float64
 	last    time.Duration // the bucket's last; valid when fresh is false
 	expiry  int64         // entry expiry, in whole seconds of virtual time
 	fresh   bool          // no bucket yet (never used, or expired)
 	present bool          // the ttlmap holds an entry
-	cfg     *traefikParams
 }
 
 type traefikParams struct {
@@ -88,7 +95,7 @@ func NewTraefik(c TraefikConfig) (*Traefik, error) {
 	} else if p.rate > 0 {
 		p.ttl += int64(int(1 / p.rate))
 	}
-	return &Traefik{cfg: p, fresh: true}, nil
+	return &Traefik{traefikState: traefikState{fresh: true}, cfg: p}, nil
 }
 
 // Decide implements Limiter.
@@ -99,8 +106,11 @@ func (l *Traefik) Record(time.Duration) {}
 
 // Check implements Stage: the ttlmap's Get and Set, then Reserve and, for a
 // delay over maxDelay, CancelAt.
-func (l *Traefik) Check(now time.Duration) Decision {
-	p := l.cfg
+func (l *Traefik) Check(now time.Duration) Decision { return l.check(now, l.cfg) }
+
+// check is Check on l with configuration p; the single-key limiter and
+// the per-key table both decide through it.
+func (l *traefikState) check(now time.Duration, p *traefikParams) Decision {
 	sec := floorSeconds(now)
 	if l.present && l.expiry <= sec {
 		l.present, l.fresh = false, true // Get: expired, removed
@@ -181,4 +191,6 @@ func (l *Traefik) EpochMs() int64 { return epochMs(1) }
 
 // Fresh implements Freshener: a source never seen, sharing l's
 // configuration.
-func (l *Traefik) Fresh() Limiter { return &Traefik{cfg: l.cfg, fresh: true} }
+func (l *Traefik) Fresh() Limiter {
+	return &Traefik{traefikState: traefikState{fresh: true}, cfg: l.cfg}
+}

@@ -41,6 +41,7 @@ const InfiniteTimeout time.Duration = -1
 // so the wait of an acquire() grows by the step.
 type GuavaBursty struct {
 	g   guavaSmooth
+	st  guavaState
 	cfg GuavaBurstyConfig
 }
 
@@ -62,7 +63,7 @@ func NewGuavaBursty(c GuavaBurstyConfig) (*GuavaBursty, error) {
 	g.setRate(c.Rate)
 	// SmoothBursty.doSetRate on a new limiter (oldMaxPermits == 0).
 	g.maxPermits = secondsDouble(c.MaxBurst) * c.Rate
-	g.stored = 0
+	l.st.stored = 0
 	g.coolDown = g.stableInterval
 	return l, nil
 }
@@ -82,7 +83,7 @@ func timeoutMicros(name string, d time.Duration) (int64, error) {
 func (l *GuavaBursty) Decide(now time.Duration) Decision { return l.Check(now) }
 
 // Check implements Stage: tryAcquire(1, timeout) reserves the permit.
-func (l *GuavaBursty) Check(now time.Duration) Decision { return l.g.tryAcquire(now) }
+func (l *GuavaBursty) Check(now time.Duration) Decision { return l.st.tryAcquire(now, &l.g) }
 
 // Record implements Stage; the permit was reserved by Check.
 func (l *GuavaBursty) Record(time.Duration) {}

@@ -7,23 +7,30 @@ import (
 	"time"
 )
 
-// guavaSmooth is the state and arithmetic that Guava's SmoothBursty and
-// SmoothWarmingUp share (SmoothRateLimiter and RateLimiter.tryAcquire):
-// the time of the next free ticket in whole microseconds, the stored
-// permits as a double, and the rule that a caller pays for the permits it
-// takes by pushing the next free ticket later, so that the next caller
-// waits for it.
+// guavaSmooth is the configuration and arithmetic that Guava's
+// SmoothBursty and SmoothWarmingUp share (SmoothRateLimiter and
+// RateLimiter.tryAcquire), and guavaState what changes: the time of the
+// next free ticket in whole microseconds, the stored permits as a double,
+// and the rule that a caller pays for the permits it takes by pushing the
+// next free ticket later, so that the next caller waits for it. A per-key
+// guava limiter keeps only the guavaState per key (16 bytes) and the
+// guavaSmooth once.
 type guavaSmooth struct {
-	stored, maxPermits float64
-	stableInterval     float64 // µs per permit at the stable rate
-	coolDown           float64 // µs of idle time that store one permit
-	nextFree           int64   // nextFreeTicketMicros
-	timeout            int64   // µs; -1 means acquire() (timeout=inf)
+	maxPermits     float64
+	stableInterval float64 // µs per permit at the stable rate
+	coolDown       float64 // µs of idle time that store one permit
+	timeout        int64   // µs; -1 means acquire() (timeout=inf)
 
 	// SmoothWarmingUp only (warm is false for SmoothBursty, whose stored
 	// permits cost nothing).
 	warm             bool
 	threshold, slope float64
+}
+
+// guavaState is the part of a Guava limiter that changes per request.
+type guavaState struct {
+	stored   float64
+	nextFree int64 // nextFreeTicketMicros
 }
 
 // guavaTimeoutInf is the timeout that stands for acquire().
@@ -43,11 +50,11 @@ func (g *guavaSmooth) setRate(rate float64) {
 }
 
 // resync is SmoothRateLimiter.resync.
-func (g *guavaSmooth) resync(now int64) {
-	if now > g.nextFree {
-		newPermits := float64(now-g.nextFree) / g.coolDown
-		g.stored = math.Min(g.maxPermits, g.stored+newPermits)
-		g.nextFree = now
+func (s *guavaState) resync(now int64, g *guavaSmooth) {
+	if now > s.nextFree {
+		newPermits := float64(now-s.nextFree) / g.coolDown
+		s.stored = math.Min(g.maxPermits, s.stored+newPermits)
+		s.nextFree = now
 	}
 }
 
@@ -78,27 +85,29 @@ func (g *guavaSmooth) permitsToTime(permits float64) float64 {
 
 // reserveEarliestAvailable is SmoothRateLimiter.reserveEarliestAvailable
 // for one permit.
-func (g *guavaSmooth) reserveEarliestAvailable(now int64) int64 {
-	g.resync(now)
-	ret := g.nextFree
-	spend := math.Min(1, g.stored)
+func (s *guavaState) reserveEarliestAvailable(now int64, g *guavaSmooth) int64 {
+	s.resync(now, g)
+	ret := s.nextFree
+	spend := math.Min(1, s.stored)
 	fresh := 1 - spend
-	wait := g.storedPermitsToWaitTime(g.stored, spend) + javaD2L(fresh*g.stableInterval)
-	g.nextFree = saturatedAdd(g.nextFree, wait)
-	g.stored -= spend
+	wait := g.storedPermitsToWaitTime(s.stored, spend) + javaD2L(fresh*g.stableInterval)
+	s.nextFree = saturatedAdd(s.nextFree, wait)
+	s.stored -= spend
 	return ret
 }
 
 // tryAcquire is RateLimiter.tryAcquire(1, timeout, MICROSECONDS), or
-// acquire() when the timeout is infinite: it returns whether the permit is
-// granted and the microseconds the caller then sleeps.
-func (g *guavaSmooth) tryAcquire(now time.Duration) Decision {
+// acquire() when the timeout is infinite, on s with configuration g: it
+// returns whether the permit is granted and the microseconds the caller
+// then sleeps. The single-key limiters and the per-key table both decide
+// through it.
+func (s *guavaState) tryAcquire(now time.Duration, g *guavaSmooth) Decision {
 	nowMicros := guavaMicros(now)
 	// canAcquire: queryEarliestAvailable(now) − timeout ≤ now.
-	if g.timeout != guavaTimeoutInf && !(g.nextFree-g.timeout <= nowMicros) {
+	if g.timeout != guavaTimeoutInf && !(s.nextFree-g.timeout <= nowMicros) {
 		return Decision{}
 	}
-	wait := max(g.reserveEarliestAvailable(nowMicros)-nowMicros, 0)
+	wait := max(s.reserveEarliestAvailable(nowMicros, g)-nowMicros, 0)
 	if wait > math.MaxInt64/int64(time.Microsecond) {
 		return Decision{Pass: true, Wait: math.MaxInt64}
 	}

@@ -41,6 +41,7 @@ type GuavaWarmingUpConfig struct {
 // free ticket stays where it is.
 type GuavaWarmingUp struct {
 	g   guavaSmooth
+	st  guavaState
 	cfg GuavaWarmingUpConfig
 }
 
@@ -72,7 +73,7 @@ func NewGuavaWarmingUp(c GuavaWarmingUpConfig) (*GuavaWarmingUp, error) {
 	g.threshold = 0.5 * w / stable
 	g.maxPermits = g.threshold + 2.0*w/(stable+cold)
 	g.slope = (cold - stable) / (g.maxPermits - g.threshold)
-	g.stored = g.maxPermits
+	l.st.stored = g.maxPermits
 	g.coolDown = w / g.maxPermits
 	return l, nil
 }
@@ -81,7 +82,7 @@ func NewGuavaWarmingUp(c GuavaWarmingUpConfig) (*GuavaWarmingUp, error) {
 func (l *GuavaWarmingUp) Decide(now time.Duration) Decision { return l.Check(now) }
 
 // Check implements Stage: tryAcquire(1, timeout) reserves the permit.
-func (l *GuavaWarmingUp) Check(now time.Duration) Decision { return l.g.tryAcquire(now) }
+func (l *GuavaWarmingUp) Check(now time.Duration) Decision { return l.st.tryAcquire(now, &l.g) }
 
 // Record implements Stage; the permit was reserved by Check.
 func (l *GuavaWarmingUp) Record(time.Duration) {}

@@ -14,9 +14,12 @@ import (
 // used one, which starts fresh when it comes back. An empty key passes
 // unaccounted.
 //
-// Limiters whose state holds no pointer (token-bucket, fixed-window,
-// leaky-bucket, sliding-window-counter, …) keep their per-key states by
-// value in one flat array; the others keep one instance per key.
+// Limiters whose state has a fixed size keep only that state per key, by
+// value and without pointers, in one flat array, and their configuration
+// once (token-bucket, fixed-window, leaky-bucket, sliding-window-counter,
+// the gateways, guava-bursty, guava-warming-up, uber: newTable); the others
+// (leap-array, sliding-log, warm-up, … : TestKeyedFallbackKinds) keep one
+// instance per key.
 type Keyed struct {
 	inner    string // the inner spec
 	proto    Limiter
@@ -85,6 +88,19 @@ func flatTable[T any, P interface {
 		run: func(st *T, now time.Duration) Decision { return P(st).Decide(now) }}
 }
 
+// stateTable is the table of a limiter whose per-key state S is split
+// from its configuration: fresh is a new key's state, run decides on a
+// key's state with the configuration kept once (in the closure).
+func stateTable[S any](fresh S, run func(st *S, now time.Duration) Decision) *table[S] {
+	return &table[S]{slots: newKeySlots[S](), fresh: func() S { return fresh }, run: run}
+}
+
+// guavaTable is the table of guava-bursty and guava-warming-up: fresh is
+// the state of a new limiter, g the configuration both share.
+func guavaTable(fresh guavaState, g guavaSmooth) *table[guavaState] {
+	return stateTable(fresh, func(st *guavaState, now time.Duration) Decision { return st.tryAcquire(now, &g) })
+}
+
 // newTable picks the flat table when proto's type allows it, else one
 // instance per key built from its spec.
 func newTable(proto Limiter) keyedTable {
@@ -104,8 +120,46 @@ func newTable(proto Limiter) keyedTable {
 		return flatTable[SlidingWindowCounter](*l)
 	case *Traefik:
 		return newTraefikTable(l)
+	case *Resilience4j:
+		c := l.cfg
+		return stateTable(resilience4jState{permissions: c.LimitForPeriod},
+			func(st *resilience4jState, now time.Duration) Decision { return st.acquire(now, 1, c) })
+	case *Bucket4j:
+		c := l.cfg
+		return stateTable(c.fresh(),
+			func(st *bucket4jState, now time.Duration) Decision { return st.tryConsume(now, 1, c) })
+	case *HAProxy:
+		p := l.cfg
+		return stateTable(haproxyState{},
+			func(st *haproxyState, now time.Duration) Decision { return st.check(now, p) })
+	case *Uber:
+		p := l.cfg
+		return stateTable(uberState{},
+			func(st *uberState, now time.Duration) Decision { return st.take(now, &p) })
+	case *Kong:
+		return kongTable(l.cfg)
+	case *GuavaBursty:
+		return guavaTable(l.st, l.g)
+	case *GuavaWarmingUp:
+		return guavaTable(l.st, l.g)
+	case *EnvoyLocal:
+		// max_dynamic_descriptors stays the table's bound (KeyBound, read
+		// by newKeyed from proto).
+		p := l.cfg
+		if p.Timer {
+			return stateTable(p.freshTimer(),
+				func(st *envoyTimerState, now time.Duration) Decision { return st.consume(now, p) })
+		}
+		return stateTable(p.freshAtomic(),
+			func(st *envoyAtomicState, now time.Duration) Decision { return st.consume(now, 1, p) })
 	}
-	spec := proto.Spec()
+	return instanceTable(proto.Spec())
+}
+
+// instanceTable is the fallback for a limiter whose state has a variable
+// size (leap-array's buckets, sliding-log's log, warm-up's …): one
+// instance per key, built from spec.
+func instanceTable(spec string) *table[Limiter] {
 	return &table[Limiter]{slots: newKeySlots[Limiter](),
 		fresh: func() Limiter {
 			l, err := New(spec, 0)

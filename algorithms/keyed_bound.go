@@ -27,16 +27,17 @@ import "time"
 // The heap below makes the same swaps as container/heap with Less
 // a.expiry < b.expiry, so the entry it pops is the one Traefik pops.
 type traefikTable struct {
-	table[Traefik]
+	table[traefikState]
 	heap []int32 // slots, a binary min-heap on the state's expiry
 	pos  []int32 // by slot: its index in heap
 }
 
 func newTraefikTable(proto *Traefik) *traefikTable {
 	t := &traefikTable{}
-	t.slots = newKeySlots[Traefik]()
-	t.fresh = func() Traefik { return Traefik{cfg: proto.cfg, fresh: true} }
-	t.run = func(st *Traefik, now time.Duration) Decision { return st.Decide(now) }
+	p := proto.cfg
+	t.slots = newKeySlots[traefikState]()
+	t.fresh = func() traefikState { return traefikState{fresh: true} }
+	t.run = func(st *traefikState, now time.Duration) Decision { return st.check(now, p) }
 	return t
 }
 

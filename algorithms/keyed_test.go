@@ -3,6 +3,7 @@ package algorithms
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,28 +138,188 @@ func TestKeyedEmptyKeyPasses(t *testing.T) {
 	}
 }
 
-// The flat stores hold limiter types without pointers, so the garbage
-// collector never walks them.
-func TestKeyedFlatTypesHaveNoPointers(t *testing.T) {
-	for _, spec := range []string{"token-bucket:rate=1", "fixed-window:limit=1", "leaky-bucket:limit=1", "sliding-window-counter:limit=1"} {
-		tb := newTable(mustNew(t, spec, 0))
-		if _, boxed := tb.(*table[Limiter]); boxed {
-			t.Errorf("%s is not flat", spec)
-			continue
+// keyedKindSpecs builds every registered kind that can be made per-key:
+// its name alone with a default limit, or these parameters where it needs
+// some.
+var keyedKindSpecs = map[string]string{
+	"guava-warming-up": "guava-warming-up:warm-up=2s",
+	"envoy-local":      "envoy-local:max-tokens=5,tokens-per-fill=2,fill-interval=100ms,max-descriptors=1000",
+}
+
+// perKeyTables is the per-key table of every registered kind that key=
+// makes a Keyed, by kind name (the timer mode of envoy-local under
+// "envoy-local:mode=timer").
+func perKeyTables(t *testing.T) map[string]keyedTable {
+	t.Helper()
+	out := map[string]keyedTable{}
+	for _, in := range List() {
+		spec, ok := keyedKindSpecs[in.Name]
+		if !ok {
+			spec = in.Name
 		}
-		typ := reflect.TypeOf(tb).Elem().Field(0).Type // keySlots[T]
+		l, err := New(spec, 10)
+		if err != nil {
+			continue // needs parameters this list does not give (circuit-breaker, …)
+		}
+		if _, adaptive := l.(Completer); adaptive {
+			continue // per-key through KeyedCompleter, not a keyedTable
+		}
+		k, err := NewKeyed(l.Spec(), "key", 0)
+		if err != nil {
+			continue // cannot be made per-key, or is per-key by itself
+		}
+		out[in.Name] = k.table
+	}
+	out["envoy-local:mode=timer"] = newTable(mustNew(t, keyedKindSpecs["envoy-local"]+",mode=timer", 0))
+	return out
+}
+
+// flatStateType is the per-key state type of a flat table (the T of its
+// keySlots[T]), or false for the one-instance-per-key fallback.
+func flatStateType(tb keyedTable) (reflect.Type, bool) {
+	if _, boxed := tb.(*table[Limiter]); boxed {
+		return nil, false
+	}
+	var find func(typ reflect.Type) reflect.Type
+	find = func(typ reflect.Type) reflect.Type {
 		for i := range typ.NumField() {
-			f := typ.Field(i).Type
-			if f.Kind() == reflect.Slice && hasPointers(f.Elem()) {
-				t.Errorf("%s: %v.%s holds pointers", spec, typ, typ.Field(i).Name)
+			f := typ.Field(i)
+			if f.Name == "slots" {
+				nodes, _ := f.Type.FieldByName("nodes")
+				st, _ := nodes.Type.Elem().FieldByName("st")
+				return st.Type
+			}
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				if st := find(f.Type); st != nil {
+					return st
+				}
 			}
 		}
+		return nil
+	}
+	st := find(reflect.TypeOf(tb).Elem())
+	return st, st != nil
+}
+
+// The flat tables hold per-key states without pointers, slices, maps,
+// interfaces, strings or funcs, so the garbage collector never walks them
+// and a key's state has a fixed size: walk the state type of every kind
+// that has a flat table, and every slice of the table itself.
+func TestKeyedFlatTypesHaveNoPointers(t *testing.T) {
+	flat := 0
+	for name, tb := range perKeyTables(t) {
+		st, ok := flatStateType(tb)
+		if !ok {
+			continue
+		}
+		flat++
+		if hasPointers(st) {
+			t.Errorf("%s: per-key state %v holds a pointer, slice, map, interface, string or func", name, st)
+		}
+		var walk func(typ reflect.Type)
+		walk = func(typ reflect.Type) {
+			for i := range typ.NumField() {
+				f := typ.Field(i)
+				switch {
+				case f.Type.Kind() == reflect.Slice && hasPointers(f.Type.Elem()):
+					t.Errorf("%s: %v.%s holds pointers", name, typ, f.Name)
+				case f.Type.Kind() == reflect.Struct:
+					walk(f.Type)
+				}
+			}
+		}
+		walk(reflect.TypeOf(tb).Elem())
+	}
+	if flat < 14 {
+		t.Errorf("only %d flat tables found: the walk does not see them", flat)
 	}
 	for _, typ := range []reflect.Type{reflect.TypeFor[keySlots[nginxState]](), reflect.TypeFor[keySlots[paramState]](), reflect.TypeFor[nginxSlab]()} {
 		for i := range typ.NumField() {
 			f := typ.Field(i).Type
 			if f.Kind() == reflect.Slice && hasPointers(f.Elem()) {
 				t.Errorf("%v.%s holds pointers", typ, typ.Field(i).Name)
+			}
+		}
+	}
+}
+
+// The kinds whose state has a variable size (buckets, a log, a queue) keep
+// one instance per key: an interface and a heap object each. The list is
+// explicit, so a kind falling back by accident (a new type not given a
+// case in newTable) fails here.
+func TestKeyedFallbackKinds(t *testing.T) {
+	want := []string{"decaying-window", "leap-array", "seed-ring", "sliding-log", "warm-up", "warm-up-rate-limiter"}
+	var got []string
+	for name, tb := range perKeyTables(t) {
+		if _, ok := flatStateType(tb); !ok {
+			got = append(got, name)
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("kinds with one instance per key: %v, want %v", got, want)
+	}
+}
+
+// A flat table decides exactly as one instance of the single-key limiter
+// per key (the fallback table, which builds each from the spec), bounded
+// or not: the same state moves through the same method.
+func TestKeyedFlatMatchesOneInstancePerKey(t *testing.T) {
+	specs := []string{
+		"envoy-local:max-tokens=5,tokens-per-fill=2,fill-interval=100ms,max-descriptors=1000",
+		"envoy-local:max-tokens=3,tokens-per-fill=1,fill-interval=50ms,mode=timer,phase=7ms,max-descriptors=1000",
+		"traefik:average=5,burst=3",
+		"traefik:average=1,period=3s,burst=2",
+		"haproxy:limit=4,period=1s,expire=3s",
+		"haproxy:limit=2,period=333ms",
+		"kong:second=3,minute=20,policy=local",
+		"kong:second=2,hour=50,policy=redis",
+		"kong:minute=30",
+		"kong:second=5,minute=50,hour=500,day=5000,month=50000,year=500000,policy=redis",
+		"resilience4j:limit-for-period=3,refresh-period=200ms,timeout=300ms",
+		"bucket4j:capacity=4,refill-tokens=2,refill-period=300ms",
+		"bucket4j:capacity=3,refill-tokens=1,refill-period=250ms,refill=intervally,clock=nanos",
+		"uber:rate=20,slack=3",
+		"uber:rate=7,slack=0",
+		"guava-bursty:rate=5,max-burst=2s,timeout=100ms",
+		"guava-bursty:rate=3,timeout=inf",
+		"guava-warming-up:rate=8,warm-up=1s,timeout=200ms",
+		"token-bucket:rate=5,burst=3",
+	}
+	for _, spec := range specs {
+		for _, capacity := range []int{0, 7} {
+			proto := mustNew(t, spec, 0)
+			flat := newTable(proto)
+			if _, ok := flatStateType(flat); !ok {
+				t.Fatalf("%s: not flat", spec)
+			}
+			if _, heap := flat.(*traefikTable); heap && capacity > 0 {
+				continue // Traefik's full map evicts by expiry: TestTraefikFullMapEvictsHeapRoot
+			}
+			ref := instanceTable(proto.Spec())
+			at, rs := keyedTrace(uint64(len(spec)+capacity), 20000, 40)
+			passes, waits := 0, 0
+			for i := range at {
+				id := rs[i].Keys[0]
+				if id < 0 {
+					continue
+				}
+				d, w := flat.decide(id, at[i], capacity), ref.decide(id, at[i], capacity)
+				if d != w {
+					t.Fatalf("%s capacity %d, arrival %d (key %d at %v): flat %+v, one instance per key %+v", spec, capacity, i, id, at[i], d, w)
+				}
+				if d.Pass {
+					passes++
+				}
+				if d.Wait > 0 {
+					waits++
+				}
+			}
+			if passes == 0 || (passes == len(at) && waits == 0) {
+				t.Errorf("%s: %d of %d passed, %d waited: the trace does not exercise the limiter", spec, passes, len(at), waits)
+			}
+			if ev, _, _ := flat.figures(); capacity > 0 && ev == 0 {
+				t.Errorf("%s capacity %d: no eviction", spec, capacity)
 			}
 		}
 	}

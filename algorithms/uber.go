@@ -36,8 +36,17 @@ const uberEpochNs = 1_600_000_000 * int64(time.Second)
 // When the clock steps back, the next permission stays where it is and
 // Take sleeps the difference plus perRequest, as the real Take does.
 type Uber struct {
-	cfg        UberConfig
-	state      int64 // Unix ns of the next permission; 0 before the first Take
+	st  uberState
+	cfg uberParams
+}
+
+// uberState is what changes in an Uber: the Unix ns of the next
+// permission, 0 before the first Take. A per-key uber keeps only this per
+// key (8 bytes) and the configuration once.
+type uberState struct{ state int64 }
+
+type uberParams struct {
+	UberConfig
 	perRequest int64
 	maxSlack   int64
 }
@@ -51,7 +60,7 @@ func NewUber(c UberConfig) (*Uber, error) {
 		return nil, fmt.Errorf("uber: slack must be ≥ 0, got %d (0 is WithoutSlack; the default is 10)", c.Slack)
 	}
 	per := int64(time.Second / time.Duration(c.Rate))
-	return &Uber{cfg: c, perRequest: per, maxSlack: int64(time.Duration(c.Slack) * time.Duration(per))}, nil
+	return &Uber{cfg: uberParams{UberConfig: c, perRequest: per, maxSlack: int64(time.Duration(c.Slack) * time.Duration(per))}}, nil
 }
 
 // Decide implements Limiter.
@@ -59,16 +68,20 @@ func (u *Uber) Decide(now time.Duration) Decision { return u.Check(now) }
 
 // Check implements Stage: Take at now; the permission is spent and the
 // sleep is the wait.
-func (u *Uber) Check(at time.Duration) Decision {
+func (u *Uber) Check(at time.Duration) Decision { return u.st.take(at, &u.cfg) }
+
+// take is Take on u with configuration p; the single-key limiter and the
+// per-key table both decide through it.
+func (u *uberState) take(at time.Duration, p *uberParams) Decision {
 	now := uberEpochNs + int64(at)
 	var next int64
 	switch {
-	case u.state == 0 || (u.maxSlack == 0 && now-u.state > u.perRequest):
+	case u.state == 0 || (p.maxSlack == 0 && now-u.state > p.perRequest):
 		next = now
-	case u.maxSlack > 0 && now-u.state > u.maxSlack+u.perRequest:
-		next = now - u.maxSlack
+	case p.maxSlack > 0 && now-u.state > p.maxSlack+p.perRequest:
+		next = now - p.maxSlack
 	default:
-		next = u.state + u.perRequest
+		next = u.state + p.perRequest
 	}
 	u.state = next
 	if sleep := next - now; sleep > 0 {
