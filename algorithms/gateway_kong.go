@@ -203,17 +203,19 @@ func kongWindow(u int, sec int64) (start, end int64) {
 func kongTable(p *kongParams) keyedTable {
 	switch len(p.units) {
 	case 1:
-		return stateTable([1]kongCounter{}, func(st *[1]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+		return stateTable([1]kongCounter{}, func(st *[1]kongCounter, now time.Duration, _ *Request) Decision { return kongCheck(st[:], now, p) })
 	case 2:
-		return stateTable([2]kongCounter{}, func(st *[2]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+		return stateTable([2]kongCounter{}, func(st *[2]kongCounter, now time.Duration, _ *Request) Decision { return kongCheck(st[:], now, p) })
 	case 3:
-		return stateTable([3]kongCounter{}, func(st *[3]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+		return stateTable([3]kongCounter{}, func(st *[3]kongCounter, now time.Duration, _ *Request) Decision { return kongCheck(st[:], now, p) })
 	case 4:
-		return stateTable([4]kongCounter{}, func(st *[4]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+		return stateTable([4]kongCounter{}, func(st *[4]kongCounter, now time.Duration, _ *Request) Decision { return kongCheck(st[:], now, p) })
 	case 5:
-		return stateTable([5]kongCounter{}, func(st *[5]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+		return stateTable([5]kongCounter{}, func(st *[5]kongCounter, now time.Duration, _ *Request) Decision { return kongCheck(st[:], now, p) })
 	}
-	return stateTable([kongUnits]kongCounter{}, func(st *[kongUnits]kongCounter, now time.Duration) Decision { return kongCheck(st[:], now, p) })
+	return stateTable([kongUnits]kongCounter{}, func(st *[kongUnits]kongCounter, now time.Duration, _ *Request) Decision {
+		return kongCheck(st[:], now, p)
+	})
 }
 
 // floorDiv is ⌊a / b⌋ for b > 0.

@@ -36,7 +36,7 @@ type Keyed struct {
 
 // keyedTable is the per-key table of one state type.
 type keyedTable interface {
-	decide(id int32, now time.Duration, capacity int) Decision
+	decide(id int32, now time.Duration, capacity int, r *Request) Decision
 	live() int
 	bytes() int
 	figures() (evictions int64, peak int, peakBytes int64)
@@ -49,11 +49,11 @@ type keyedTable interface {
 type table[T any] struct {
 	slots     keySlots[T]
 	fresh     func() T
-	run       func(st *T, now time.Duration) Decision
+	run       func(st *T, now time.Duration, r *Request) Decision
 	peakBytes int64
 }
 
-func (t *table[T]) decide(id int32, now time.Duration, capacity int) Decision {
+func (t *table[T]) decide(id int32, now time.Duration, capacity int, r *Request) Decision {
 	s := t.slots.lookup(id)
 	if s >= 0 {
 		if capacity > 0 { // an unbounded table never evicts: no order to keep
@@ -69,7 +69,7 @@ func (t *table[T]) decide(id int32, now time.Duration, capacity int) Decision {
 			t.peakBytes = max(t.peakBytes, int64(t.bytes()))
 		}
 	}
-	return t.run(t.slots.at(s), now)
+	return t.run(t.slots.at(s), now, r)
 }
 
 func (t *table[T]) live() int                { return t.slots.live }
@@ -85,20 +85,20 @@ func flatTable[T any, P interface {
 	Limiter
 }](proto T) *table[T] {
 	return &table[T]{slots: newKeySlots[T](), fresh: func() T { return proto },
-		run: func(st *T, now time.Duration) Decision { return P(st).Decide(now) }}
+		run: func(st *T, now time.Duration, _ *Request) Decision { return P(st).Decide(now) }}
 }
 
 // stateTable is the table of a limiter whose per-key state S is split
 // from its configuration: fresh is a new key's state, run decides on a
 // key's state with the configuration kept once (in the closure).
-func stateTable[S any](fresh S, run func(st *S, now time.Duration) Decision) *table[S] {
+func stateTable[S any](fresh S, run func(st *S, now time.Duration, r *Request) Decision) *table[S] {
 	return &table[S]{slots: newKeySlots[S](), fresh: func() S { return fresh }, run: run}
 }
 
 // guavaTable is the table of guava-bursty and guava-warming-up: fresh is
 // the state of a new limiter, g the configuration both share.
 func guavaTable(fresh guavaState, g guavaSmooth) *table[guavaState] {
-	return stateTable(fresh, func(st *guavaState, now time.Duration) Decision { return st.tryAcquire(now, &g) })
+	return stateTable(fresh, func(st *guavaState, now time.Duration, _ *Request) Decision { return st.tryAcquire(now, &g) })
 }
 
 // newTable picks the flat table when proto's type allows it, else one
@@ -109,7 +109,7 @@ func newTable(proto Limiter) keyedTable {
 		// Only the state per key: the rate and burst are the spec's.
 		rate, burst := l.cfg.Rate, l.burst
 		return &table[tokenBucketState]{slots: newKeySlots[tokenBucketState](), fresh: func() tokenBucketState { return tokenBucketState{tokens: burst} },
-			run: func(st *tokenBucketState, now time.Duration) Decision {
+			run: func(st *tokenBucketState, now time.Duration, _ *Request) Decision {
 				return Decision{Pass: st.take(now, rate, burst)}
 			}}
 	case *FixedWindow:
@@ -123,19 +123,23 @@ func newTable(proto Limiter) keyedTable {
 	case *Resilience4j:
 		c := l.cfg
 		return stateTable(resilience4jState{permissions: c.LimitForPeriod},
-			func(st *resilience4jState, now time.Duration) Decision { return st.acquire(now, 1, c) })
+			func(st *resilience4jState, now time.Duration, r *Request) Decision {
+				return st.acquire(now, r.cost(), c)
+			})
 	case *Bucket4j:
 		c := l.cfg
 		return stateTable(c.fresh(),
-			func(st *bucket4jState, now time.Duration) Decision { return st.tryConsume(now, 1, c) })
+			func(st *bucket4jState, now time.Duration, r *Request) Decision {
+				return st.tryConsume(now, int64(r.cost()), c)
+			})
 	case *HAProxy:
 		p := l.cfg
 		return stateTable(haproxyState{},
-			func(st *haproxyState, now time.Duration) Decision { return st.check(now, p) })
+			func(st *haproxyState, now time.Duration, _ *Request) Decision { return st.check(now, p) })
 	case *Uber:
 		p := l.cfg
 		return stateTable(uberState{},
-			func(st *uberState, now time.Duration) Decision { return st.take(now, &p) })
+			func(st *uberState, now time.Duration, _ *Request) Decision { return st.take(now, &p) })
 	case *Kong:
 		return kongTable(l.cfg)
 	case *GuavaBursty:
@@ -148,10 +152,12 @@ func newTable(proto Limiter) keyedTable {
 		p := l.cfg
 		if p.Timer {
 			return stateTable(p.freshTimer(),
-				func(st *envoyTimerState, now time.Duration) Decision { return st.consume(now, p) })
+				func(st *envoyTimerState, now time.Duration, _ *Request) Decision { return st.consume(now, p) })
 		}
 		return stateTable(p.freshAtomic(),
-			func(st *envoyAtomicState, now time.Duration) Decision { return st.consume(now, 1, p) })
+			func(st *envoyAtomicState, now time.Duration, r *Request) Decision {
+				return st.consume(now, r.cost(), p)
+			})
 	}
 	return instanceTable(proto.Spec())
 }
@@ -168,7 +174,15 @@ func instanceTable(spec string) *table[Limiter] {
 			}
 			return l
 		},
-		run: func(st *Limiter, now time.Duration) Decision { return (*st).Decide(now) }}
+		run: func(st *Limiter, now time.Duration, r *Request) Decision {
+			if rl, ok := (*st).(RequestLimiter); ok {
+				// The instance is the key's own: it sees the request's cost
+				// and priority, not its keys.
+				one := Request{Keys: noKeys, Cost: r.Cost, Priority: r.Priority}
+				return rl.DecideRequest(now, &one)
+			}
+			return (*st).Decide(now)
+		}}
 }
 
 // NewKeyed makes the limiter of spec inner per-key on column key;
@@ -269,7 +283,7 @@ func (k *Keyed) DecideRequest(now time.Duration, r *Request) Decision {
 	if id < 0 {
 		return Decision{Pass: true}
 	}
-	return k.table.decide(id, now, k.capacity)
+	return k.table.decide(id, now, k.capacity, r)
 }
 
 // KeyIndex implements KeyReporter.

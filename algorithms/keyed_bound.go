@@ -37,13 +37,13 @@ func newTraefikTable(proto *Traefik) *traefikTable {
 	p := proto.cfg
 	t.slots = newKeySlots[traefikState]()
 	t.fresh = func() traefikState { return traefikState{fresh: true} }
-	t.run = func(st *traefikState, now time.Duration) Decision { return st.check(now, p) }
+	t.run = func(st *traefikState, now time.Duration, _ *Request) Decision { return st.check(now, p) }
 	return t
 }
 
-func (t *traefikTable) decide(id int32, now time.Duration, capacity int) Decision {
+func (t *traefikTable) decide(id int32, now time.Duration, capacity int, r *Request) Decision {
 	if capacity <= 0 {
-		return t.table.decide(id, now, 0)
+		return t.table.decide(id, now, 0, r)
 	}
 	s := t.slots.lookup(id)
 	if s >= 0 {
@@ -60,7 +60,7 @@ func (t *traefikTable) decide(id int32, now time.Duration, capacity int) Decisio
 			t.peakBytes = max(t.peakBytes, int64(t.bytes()))
 		}
 	}
-	d := t.run(t.slots.at(s), now)
+	d := t.run(t.slots.at(s), now, r)
 	t.heapPush(s)
 	return d
 }

@@ -304,7 +304,9 @@ func TestKeyedFlatMatchesOneInstancePerKey(t *testing.T) {
 				if id < 0 {
 					continue
 				}
-				d, w := flat.decide(id, at[i], capacity), ref.decide(id, at[i], capacity)
+				r := rs[i]
+				r.Cost = int32(1 + i%3) // the cost-aware kinds charge it (hits_addend, tryConsume(n), acquirePermission(n))
+				d, w := flat.decide(id, at[i], capacity, &r), ref.decide(id, at[i], capacity, &r)
 				if d != w {
 					t.Fatalf("%s capacity %d, arrival %d (key %d at %v): flat %+v, one instance per key %+v", spec, capacity, i, id, at[i], d, w)
 				}
@@ -644,5 +646,36 @@ func TestKeyedTokenBucket(t *testing.T) {
 	}
 	if _, err := New("circuit-breaker:strategy=error-count,threshold=1,key=ip", 0); err == nil {
 		t.Fatal("a per-key breaker was accepted")
+	}
+}
+
+// A per-key limiter charges each request's cost as the single-key limiter
+// does: bucket4j with capacity 4 passes a cost of 3 then refuses a second
+// one on the same key, while another key has its own full bucket (the
+// per-key table used to decide every request as a cost of 1).
+func TestKeyedChargesCost(t *testing.T) {
+	for _, spec := range []string{
+		"bucket4j:capacity=4,refill-tokens=1,refill-period=1h,key=key",
+		"resilience4j:limit-for-period=4,refresh-period=1h,timeout=0s,key=key",
+		"envoy-local:max-tokens=4,tokens-per-fill=1,fill-interval=1h,key=key",
+	} {
+		l := mustNew(t, spec, 0).(RequestLimiter)
+		if err := l.(KeyColumnUser).BindKeyColumns([]int{0}); err != nil {
+			t.Fatal(err)
+		}
+		req := func(key int32, cost int32) *Request {
+			return &Request{Keys: [MaxKeyColumns]int32{key, NoKey, NoKey, NoKey}, Cost: cost}
+		}
+		got := ""
+		for _, r := range []*Request{req(1, 3), req(1, 3), req(2, 3), req(1, 1)} {
+			if l.DecideRequest(0, r).Pass {
+				got += "+"
+			} else {
+				got += "."
+			}
+		}
+		if got != "+.++" {
+			t.Errorf("%s: %s, want +.++ (3 of 4 tokens, then 3 more refused, another key full, then the last token)", spec, got)
+		}
 	}
 }

@@ -20,6 +20,12 @@ type Request struct {
 	Priority bool
 }
 
+// noKeys is a request's keys when it has none.
+var noKeys = [MaxKeyColumns]int32{NoKey, NoKey, NoKey, NoKey}
+
+// cost is r's cost, at least 1.
+func (r *Request) cost() int32 { return max(r.Cost, 1) }
+
 // RequestLimiter is a Limiter that reads the request: per-key limiters
 // (key=COLUMN), limiters charging a cost, Sentinel's prioritized entries.
 // Decide(now) must equal DecideRequest(now, &Request{Cost: 1}) with every
