@@ -40,8 +40,7 @@ docs-images:
 	cp $(DOCS_TMP)/retry-storm/chart.png docs/images/retry-storm.png
 	$(DOCS_TMP)/ratelimit-lab tune poisson --quiet --out $(DOCS_TMP)/poisson-tune >/dev/null
 	cp $(DOCS_TMP)/poisson-tune/tune.png docs/images/poisson-tune.png
-	$(DOCS_TMP)/ratelimit-lab run --trace internal/findings/testdata/key-spray.csv --quiet --out $(DOCS_TMP)/per-key \
-		--algo 'nginx-limit-req:rate=1r/s,zone=1m' --algo 'sentinel-param:count=1' --algo 'token-bucket:rate=1,burst=1,key=key,capacity=3000' >/dev/null
+	$(DOCS_TMP)/ratelimit-lab run key-spray --quiet --out $(DOCS_TMP)/per-key >/dev/null
 	cp $(DOCS_TMP)/per-key/chart.png docs/images/per-key.png
 	$(MAKE) docs-report-image
 
