@@ -1,13 +1,19 @@
 package scenarios
 
+import "sync/atomic"
+
 // KeyTable interns key strings: each distinct string gets the next int32
 // id, once, so arrivals and per-key limiters carry ids in flat arrays and
 // the strings are kept exactly once. One table serves every key column and
-// the user column of a stream. It is not safe for concurrent use: the
-// stream fills it as it reads, and readers look names up after the run.
+// the user column of a stream. One goroutine, the stream's, interns; Name
+// and Len may be called from others meanwhile (nginx-limit-req reads a new
+// key's length on a row's goroutine while the stream interns the next
+// ones): each intern publishes the grown list atomically, and a name once
+// published never moves in the array a reader holds.
 type KeyTable struct {
 	ids   map[string]int32
 	names []string
+	pub   atomic.Pointer[[]string] // names as last published
 }
 
 // NewKeyTable returns an empty table.
@@ -24,6 +30,8 @@ func (k *KeyTable) Intern(s string) int32 {
 	id := int32(len(k.names))
 	k.names = append(k.names, s)
 	k.ids[s] = id
+	names := k.names
+	k.pub.Store(&names)
 	return id
 }
 
@@ -40,20 +48,30 @@ func (k *KeyTable) InternBytes(b []byte) int32 {
 
 // Name returns the string behind id ("" for NoKey or an unknown id).
 func (k *KeyTable) Name(id int32) string {
-	if id < 0 || int(id) >= len(k.names) {
+	p := k.pub.Load()
+	if p == nil || id < 0 || int(id) >= len(*p) {
 		return ""
 	}
-	return k.names[id]
+	return (*p)[id]
 }
 
 // Len is the number of distinct keys interned so far.
-func (k *KeyTable) Len() int { return len(k.names) }
+func (k *KeyTable) Len() int {
+	if p := k.pub.Load(); p != nil {
+		return len(*p)
+	}
+	return 0
+}
 
 // Bytes is the memory the interned strings take (their bytes plus a string
 // header and a map entry each, roughly), for peak_state_bytes.
 func (k *KeyTable) Bytes() int64 {
 	var n int64
-	for _, s := range k.names {
+	p := k.pub.Load()
+	if p == nil {
+		return 0
+	}
+	for _, s := range *p {
 		n += int64(len(s)) + 16 + 24
 	}
 	return n
