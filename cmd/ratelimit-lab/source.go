@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
@@ -86,10 +87,11 @@ type source struct {
 	Origin time.Time
 }
 
-// printNotes writes the source's notes, one "note:" line each.
-func (s *source) printNotes(w io.Writer) {
+// printNotes writes the source's notes, one "note:" each, wrapped to fit
+// columns as the report's notes are.
+func (s *source) printNotes(w io.Writer, fit int) {
 	for _, n := range s.Notes {
-		fmt.Fprintln(w, "note: "+n)
+		report.WriteNote(w, "note: ", n, fit)
 	}
 }
 

@@ -139,7 +139,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	dir.Owns(tuneFiles...) // an earlier run's files this one does not write go on Commit
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
-	p.src.printNotes(opts.IO.ErrOut)
+	p.src.printNotes(opts.IO.ErrOut, opts.IO.Width)
 	res, err := simulator.Tune(ctx, p.src.Open, p.src.Limit, opts.Interval, opts.SampleCounts, p.cfg)
 	bar.finish()
 	if err != nil {
