@@ -142,6 +142,20 @@ func TestTuneRules(t *testing.T) {
 	}
 	checkBadInput(t, filepath.Join(dir, "u"), "pick one of: GET:/api/orders", "tune", "poisson", "--rules", "../../examples/rules/sentinel-flow-rules.json", "--rule", "nope", "--out", filepath.Join(dir, "u"))
 	checkBadInput(t, filepath.Join(dir, "u"), "no rule in --rules is a QPS flow rule", "tune", "poisson", "--rules", "../../examples/rules/kong.yaml", "--out", filepath.Join(dir, "u"))
+	// A resource's chain (param flow + flow + degrade rules): tune takes
+	// its FlowRule stage, at its count, and says what it leaves out.
+	out, stderr, err = execute(t, "tune", "poisson", "--rules", "../../examples/rules/sentinel-rules.json", "--sample-counts", "1,2", "--quiet", "--out", filepath.Join(dir, "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := strings.Join(strings.Fields(stderr), " "); !strings.Contains(msg, `tuning rule "getUser"`) || !strings.Contains(msg, "(leap-array:limit=200) alone, without the resource's sentinel-param and circuit-breaker stages") ||
+		!strings.Contains(out, "leap-array at 200/s") {
+		t.Errorf("tune --rules did not tune getUser's flow rule at its count 200:\n%s\n%s", stderr, out)
+	}
+	// Two QPS flow rules on one resource leave no one stage to tune.
+	two := filepath.Join(dir, "two.json")
+	os.WriteFile(two, []byte(`[{"resource": "r", "count": 10}, {"resource": "r", "count": 20}]`), 0o644)
+	checkBadInput(t, filepath.Join(dir, "u"), "as the one such rule of a resource", "tune", "poisson", "--rules", two, "--out", filepath.Join(dir, "u"))
 }
 
 // explainedSpec matches a spec line of `rules explain`.
