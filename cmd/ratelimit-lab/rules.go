@@ -181,6 +181,18 @@ cannot honour, with the reason.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for i, f := range args {
 				rs, err := loadRules(f, format)
+				var frag *rules.FragmentError
+				if errors.As(err, &frag) {
+					// An nginx include fragment (limit_req_zone lines
+					// alone): its zones, and which file to give instead.
+					if i > 0 {
+						fmt.Fprintln(io.Out)
+					}
+					if err := rules.WriteFragment(io.Out, frag); err != nil {
+						return err
+					}
+					continue
+				}
 				if err != nil {
 					return err
 				}

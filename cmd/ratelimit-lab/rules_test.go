@@ -218,3 +218,38 @@ func TestExplainedSpecsRun(t *testing.T) {
 		})
 	}
 }
+
+// An nginx include fragment (limit_req_zone lines alone, as limits.conf,
+// which nginx.conf includes): explain prints its zones and names the file
+// to give instead, exit 0; --rules refuses it in one line saying the same.
+func TestExplainNginxFragment(t *testing.T) {
+	dir := t.TempDir()
+	lone := filepath.Join(dir, "zones.conf")
+	os.WriteFile(lone, []byte("limit_req_zone $binary_remote_addr zone=one:10m rate=5r/s;\n"), 0o644)
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"../../examples/rules/limits.conf", []string{
+			"../../examples/rules/limits.conf (nginx): 0 row(s), 3 limit_req_zone and no limit_req",
+			"zone perip  [../../examples/rules/limits.conf:1]\n  rule:  limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s\n  key:   trace column ip",
+			"zone perserver  [../../examples/rules/limits.conf:2]",
+			"key:   one state for every request (key=*)",
+			"give the file that includes it instead (../../examples/rules/nginx.conf)",
+		}},
+		{lone, []string{"zone one  [", "give the nginx.conf that includes it and has the limit_req lines instead"}},
+	} {
+		out, stderr, code := binary(t, "rules", "explain", c.file)
+		if code != 0 || stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q", c.file, code, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: explain lacks %q:\n%s", c.file, w, out)
+			}
+		}
+	}
+	o := filepath.Join(dir, "out")
+	checkBadInput(t, o, "limits.conf: defines 3 limit_req_zone (perip, perserver, login) and no limit_req, so no rule: it is an include fragment; give the file that includes it instead (../../examples/rules/nginx.conf)",
+		"run", "poisson", "--rules", "../../examples/rules/limits.conf", "--out", o)
+}
