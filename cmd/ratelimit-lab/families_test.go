@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +50,41 @@ func TestHelpDescribesEveryFamily(t *testing.T) {
 	for _, want := range []string{"'ratelimit-lab rules FILE'", "--rules FILE", "prioritized requests"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("--help does not mention %s", want)
+		}
+	}
+}
+
+// list groups the algorithms by family: one table per Family, in the
+// registry's order, under a line naming the family with its description,
+// and each limiter's row in its own family's table.
+func TestListGroupsByFamily(t *testing.T) {
+	out, _, err := execute(t, "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, algos, ok := strings.Cut(out, "\nAlgorithms (spec: NAME[:key=value,...]), by family\n")
+	if !ok {
+		t.Fatalf("list has no algorithms heading:\n%s", out)
+	}
+	// The family sections, split at their heading lines.
+	fams := registryFamilies()
+	at := make([]int, len(fams))
+	for i, f := range fams {
+		at[i] = strings.Index(algos, "\n"+f+": "+strings.Fields(familyBlurbs[f])[0]+" ")
+		if at[i] < 0 || i > 0 && at[i] < at[i-1] {
+			t.Fatalf("family %q has no heading, or it is out of the registry's order:\n%s", f, algos)
+		}
+	}
+	section := func(i int) string {
+		if i+1 < len(at) {
+			return algos[at[i]:at[i+1]]
+		}
+		return algos[at[i]:]
+	}
+	for _, a := range append(algorithms.List(), distributed.List()...) {
+		i := slices.Index(fams, a.Family)
+		if !strings.Contains(section(i), "│ "+a.Name+" ") {
+			t.Errorf("%s is not in the table of its family %q", a.Name, a.Family)
 		}
 	}
 }
