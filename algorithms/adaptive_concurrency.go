@@ -35,10 +35,10 @@ type Concurrency struct {
 // NewConcurrency validates c.
 func NewConcurrency(c ConcurrencyConfig) (*Concurrency, error) {
 	if !(c.Limit >= 0) || math.IsInf(c.Limit, 0) {
-		return nil, fmt.Errorf("concurrency: limit must be a number of calls, 0 or more, got %s (for example limit=20)", formatFloat(c.Limit))
+		return nil, fmt.Errorf("concurrency: limit must be a number of calls, 0 or more, got %s (for example limit=20)", formatNumber(c.Limit))
 	}
 	if c.Go && (c.Limit != math.Trunc(c.Limit) || c.Limit > math.MaxUint32) {
-		return nil, fmt.Errorf("concurrency: flavor=go needs a whole limit up to %d (sentinel-golang's Threshold is a uint32), got %s", uint32(math.MaxUint32), formatFloat(c.Limit))
+		return nil, fmt.Errorf("concurrency: flavor=go needs a whole limit up to %d (sentinel-golang's Threshold is a uint32), got %s", uint32(math.MaxUint32), formatNumber(c.Limit))
 	}
 	return &Concurrency{cfg: c}, nil
 }

@@ -76,11 +76,11 @@ func NewEnvoyAdaptive(c EnvoyAdaptiveConfig) (*EnvoyAdaptive, error) {
 	case c.RequestCount < 1:
 		return nil, fmt.Errorf("envoy-adaptive: request-count must be at least 1, got %d", c.RequestCount)
 	case !(c.Percentile >= 0 && c.Percentile <= 100):
-		return nil, fmt.Errorf("envoy-adaptive: percentile must be 0 to 100, got %s", formatFloat(c.Percentile))
+		return nil, fmt.Errorf("envoy-adaptive: percentile must be 0 to 100, got %s", formatNumber(c.Percentile))
 	case !(c.Jitter >= 0 && c.Jitter <= 100):
-		return nil, fmt.Errorf("envoy-adaptive: jitter must be 0%% to 100%%, got %s%%", formatFloat(c.Jitter))
+		return nil, fmt.Errorf("envoy-adaptive: jitter must be 0%% to 100%%, got %s%%", formatNumber(c.Jitter))
 	case !(c.Buffer >= 0 && c.Buffer <= 100):
-		return nil, fmt.Errorf("envoy-adaptive: buffer must be 0%% to 100%%, got %s%%", formatFloat(c.Buffer))
+		return nil, fmt.Errorf("envoy-adaptive: buffer must be 0%% to 100%%, got %s%%", formatNumber(c.Buffer))
 	case c.Min < 1 || c.Max < c.Min:
 		return nil, fmt.Errorf("envoy-adaptive: need 1 ≤ min ≤ max, got min=%d max=%d", c.Min, c.Max)
 	}

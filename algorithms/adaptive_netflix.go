@@ -88,7 +88,7 @@ func NewNetflix(c NetflixConfig) (*Netflix, error) {
 	switch c.Kind {
 	case "aimd":
 		if !(c.Backoff < 1.0 && c.Backoff >= 0.5) {
-			return nil, fmt.Errorf("aimd: backoff must be in [0.5, 1.0), got %s (AIMDLimit.Builder.backoffRatio)", formatFloat(c.Backoff))
+			return nil, fmt.Errorf("aimd: backoff must be in [0.5, 1.0), got %s (AIMDLimit.Builder.backoffRatio)", formatNumber(c.Backoff))
 		}
 		if c.Timeout <= 0 {
 			return nil, fmt.Errorf("aimd: timeout must be positive, got %v", c.Timeout)
@@ -113,7 +113,7 @@ func NewNetflix(c NetflixConfig) (*Netflix, error) {
 		n.vegas = v
 	case "gradient2":
 		if c.Tolerance < 1 {
-			return nil, fmt.Errorf("gradient2: tolerance must be at least 1.0, got %s", formatFloat(c.Tolerance))
+			return nil, fmt.Errorf("gradient2: tolerance must be at least 1.0, got %s", formatNumber(c.Tolerance))
 		}
 		g := &gradient2Limit{estimated: float64(c.Initial), maxLimit: int32(c.Max), minLimit: int32(c.Min),
 			queueSize: float64(c.QueueSize), smoothing: c.Smoothing, tolerance: c.Tolerance,

@@ -75,7 +75,7 @@ func NewSentinelSystem(c SentinelSystemConfig) (*SentinelSystem, error) {
 	}
 	if c.CPU > 1 {
 		if !c.Go {
-			return nil, fmt.Errorf("sentinel-system: cpu %s is above 1; Sentinel ignores such a rule (highestCpuUsage must be 0 to 1)", formatFloat(c.CPU))
+			return nil, fmt.Errorf("sentinel-system: cpu %s is above 1; Sentinel ignores such a rule (highestCpuUsage must be 0 to 1)", formatNumber(c.CPU))
 		}
 	}
 	if c.BBR && !c.Go {

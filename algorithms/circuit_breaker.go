@@ -109,11 +109,11 @@ func NewCircuitBreaker(c CircuitBreakerConfig) (*CircuitBreaker, error) {
 	switch c.Strategy {
 	case SlowRatio, ErrorRatio:
 		if !(c.Threshold >= 0 && c.Threshold <= 1) {
-			return nil, fmt.Errorf("%s: threshold must be a ratio between 0 and 1 for strategy=%s, got %s (for example threshold=0.5)", name, c.Strategy, formatFloat(c.Threshold))
+			return nil, fmt.Errorf("%s: threshold must be a ratio between 0 and 1 for strategy=%s, got %s (for example threshold=0.5)", name, c.Strategy, formatNumber(c.Threshold))
 		}
 	case ErrorCount:
 		if !(c.Threshold >= 0) || math.IsInf(c.Threshold, 0) {
-			return nil, fmt.Errorf("%s: threshold must be a count of at least 0 for strategy=error-count, got %s (for example threshold=5: the 6th error opens)", name, formatFloat(c.Threshold))
+			return nil, fmt.Errorf("%s: threshold must be a count of at least 0 for strategy=error-count, got %s (for example threshold=5: the 6th error opens)", name, formatNumber(c.Threshold))
 		}
 	default:
 		return nil, fmt.Errorf("%s: unknown strategy %v; use slow-ratio, error-ratio or error-count", name, c.Strategy)

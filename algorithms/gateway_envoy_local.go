@@ -208,6 +208,19 @@ func (s *envoyTimerState) tick(now time.Duration, c *envoyLocalParams) {
 // (an LRU; a key pushed out starts again with a full bucket).
 func (e *EnvoyLocal) MaxKeys() int { return e.cfg.MaxDescriptors }
 
+// perKeyError refuses timer mode per key: Envoy's per-key buckets are its
+// dynamic descriptors (a descriptor entry with no value, one bucket per
+// value seen, max_dynamic_descriptors), which came in 1.34 with the atomic
+// bucket only; 1.30's timer-refilled limiter had static descriptors alone,
+// one bucket per descriptor value written in the configuration. key=* (one
+// state for every request) is one bucket, as 1.30 has.
+func (e *EnvoyLocal) perKeyError(key string) error {
+	if !e.cfg.Timer || key == "*" {
+		return nil
+	}
+	return fmt.Errorf("envoy-local: mode=timer cannot be per key (key=%s): Envoy's per-key buckets, its dynamic descriptors (≥ 1.34), are always the atomic kind, and 1.30's timer mode had none; use mode=atomic with key=, or mode=timer without key=", key)
+}
+
 // Spec implements Limiter.
 func (e *EnvoyLocal) Spec() string {
 	c := e.cfg

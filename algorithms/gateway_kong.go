@@ -97,7 +97,7 @@ func NewKong(c KongConfig) (*Kong, error) {
 			continue
 		}
 		if !(l > 0) || math.IsInf(l, 0) {
-			return nil, fmt.Errorf("kong: %s must be a positive number, got %s (for example %s=100)", kongUnitNames[u], formatFloat(l), kongUnitNames[u])
+			return nil, fmt.Errorf("kong: %s must be a positive number, got %s (for example %s=100)", kongUnitNames[u], formatNumber(l), kongUnitNames[u])
 		}
 		p.units = append(p.units, u)
 		largest = max(largest, min(kongExpiration[u], 86400)*1000)

@@ -556,3 +556,29 @@ func TestHAProxyMatchesFreqCtr(t *testing.T) {
 	}
 	t.Logf("%d decisions identical", decisions)
 }
+
+// Envoy's per-key buckets (dynamic descriptors, ≥ 1.34) are the atomic
+// kind only; 1.30's timer mode had none, so mode=timer with key= is refused
+// in one line with the fix, in a chain too; key=* (one bucket) and the
+// atomic mode per key build.
+func TestEnvoyTimerIsNotPerKey(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		ok   bool
+	}{
+		{"envoy-local:mode=timer,key=ip", false},
+		{"envoy-local:max-tokens=5,mode=timer,key=key,capacity=10", false},
+		{"leap-array+envoy-local:mode=timer,key=ip", false},
+		{"envoy-local:mode=timer,key=*", true},
+		{"envoy-local:mode=atomic,key=ip", true},
+		{"envoy-local:mode=timer", true},
+	} {
+		_, err := New(c.spec, 10)
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s: %v", c.spec, err)
+		case !c.ok && (err == nil || !strings.Contains(err.Error(), "mode=timer cannot be per key") || !strings.Contains(err.Error(), "use mode=atomic with key=, or mode=timer without key=")):
+			t.Errorf("%s: %v, want the refusal", c.spec, err)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func NewGuavaWarmingUp(c GuavaWarmingUpConfig) (*GuavaWarmingUp, error) {
 		return nil, fmt.Errorf("%s: warm-up must not be negative, got %v (for example warm-up=4s)", name, c.WarmUp)
 	}
 	if !(c.ColdFactor > 1) {
-		return nil, fmt.Errorf("%s: cold-factor must be larger than 1, got %s (the cold rate is rate/cold-factor; Guava uses 3)", name, formatFloat(c.ColdFactor))
+		return nil, fmt.Errorf("%s: cold-factor must be larger than 1, got %s (the cold rate is rate/cold-factor; Guava uses 3)", name, formatNumber(c.ColdFactor))
 	}
 	to, err := timeoutMicros(name, c.Timeout)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 
 func positiveLimit(name, key string, v float64) error {
 	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s: %s must be a positive number, got %s (for example %s=100)", name, key, formatFloat(v), key)
+		return fmt.Errorf("%s: %s must be a positive number, got %s (for example %s=100)", name, key, formatNumber(v), key)
 	}
 	return nil
 }
@@ -77,6 +77,17 @@ func divisorsNear(n int64, k int) string {
 // formatFloat prints a float the shortest way that parses back exactly, in
 // fixed notation: 1000000, never 1e+06, so a spec reads as it is written.
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// formatNumber prints a number for a message: exact and in fixed notation
+// (500, 12.5, 1000000) unless that would be long, from 1e21 up and below
+// 1e-6 with an exponent (1e+300, 2.5e-07), as internal/report's Number
+// does, so an error about rate=1e300 does not print 301 digits.
+func formatNumber(v float64) string {
+	if a := math.Abs(v); a != 0 && !math.IsInf(v, 0) && (a >= 1e21 || a < 1e-6) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
 
 // FormatDuration prints a duration in Go syntax with a single unit where
 // one fits exactly ("1s", "500ms", "60s", "1500us"), so specs stay short;

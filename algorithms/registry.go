@@ -281,7 +281,7 @@ var coreKinds = []kind{
 			} else {
 				b := math.Ceil(rate)
 				if b > math.MaxInt32 {
-					return nil, fmt.Errorf("token-bucket: rate %s is too large for a default burst; give burst=N", formatFloat(rate))
+					return nil, fmt.Errorf("token-bucket: rate %s is too large for a default burst; give burst=N", formatNumber(rate))
 				}
 				c.Burst = int(b)
 			}

@@ -246,7 +246,7 @@ func buildSentinelSystem(a *args) (Limiter, error) {
 		v   float64
 	}{{"qps", c.QPS}, {"max-thread", float64(c.MaxThread)}, {"avg-rt", float64(c.AvgRT)}, {"load", c.Load}, {"cpu", c.CPU}} {
 		if a.has(k.key) && k.v < 0 {
-			return nil, fmt.Errorf("sentinel-system: %s must not be negative, got %s (leave it out to not set the rule)", k.key, formatFloat(k.v))
+			return nil, fmt.Errorf("sentinel-system: %s must not be negative, got %s (leave it out to not set the rule)", k.key, formatNumber(k.v))
 		}
 	}
 	switch s, _ := a.lookup("strategy"); s {

@@ -161,7 +161,7 @@ var gatewayKinds = []kind{
 					return nil, err
 				}
 				if !(v > 0) {
-					return nil, fmt.Errorf("kong: %s must be a positive number, got %s (for example %s=100)", name, formatFloat(v), name)
+					return nil, fmt.Errorf("kong: %s must be a positive number, got %s (for example %s=100)", name, formatNumber(v), name)
 				}
 				c.Limits[u] = v
 			}
@@ -239,7 +239,7 @@ func (a *args) wholeCount(key string, maxV int64) (int64, error) {
 		return 0, err
 	}
 	if !(f >= 1) || f != math.Trunc(f) || f > float64(maxV) {
-		return 0, fmt.Errorf("%s: %s must be a whole number from 1 to %d, got %s (for example %s=100)", a.name, key, maxV, formatFloat(f), key)
+		return 0, fmt.Errorf("%s: %s must be a whole number from 1 to %d, got %s (for example %s=100)", a.name, key, maxV, formatNumber(f), key)
 	}
 	return int64(f), nil
 }

@@ -129,6 +129,12 @@ func buildSentinelParam(a *args) (Limiter, error) {
 	return NewSentinelParam(c)
 }
 
+// perKeyRefuser is a limiter whose reference has no per-key form in some
+// configuration (envoy-local's mode=timer): perKeyError says why, or nil.
+type perKeyRefuser interface {
+	perKeyError(key string) error
+}
+
 // newKeyedSpec builds name:rest made per-key when rest has key= and the
 // kind is single-key; ok is false when it is not such a spec.
 func newKeyedSpec(k *kind, rest string, defaultLimit float64) (Limiter, bool, error) {
@@ -148,6 +154,11 @@ func newKeyedSpec(k *kind, rest string, defaultLimit float64) (Limiter, bool, er
 	l, err := newKeyed(inner, key, capacity, defaultLimit)
 	if err != nil {
 		return nil, true, err
+	}
+	if r, isRefuser := l.proto.(perKeyRefuser); isRefuser {
+		if err := r.perKeyError(l.key); err != nil {
+			return nil, true, err
+		}
 	}
 	if _, ok := l.proto.(Completer); ok {
 		// Its calls complete: each on its own key's instance.

@@ -38,7 +38,7 @@ func (a *args) wholeRate(key string) (int, error) {
 		return 0, err
 	}
 	if !(f >= 1) || f != math.Trunc(f) || f > math.MaxInt32 {
-		return 0, fmt.Errorf("%s: %s must be a whole number ≥ 1, got %s (go.uber.org/ratelimit.New takes an int; for example %s=100)", a.name, key, formatFloat(f), key)
+		return 0, fmt.Errorf("%s: %s must be a whole number ≥ 1, got %s (go.uber.org/ratelimit.New takes an int; for example %s=100)", a.name, key, formatNumber(f), key)
 	}
 	return int(f), nil
 }

@@ -94,10 +94,10 @@ const sentinelEpochMs = 1_700_000_000_000
 // NewSentinelParam validates c and builds the limiter.
 func NewSentinelParam(c SentinelParamConfig) (*SentinelParam, error) {
 	if !(c.Count >= 0) || math.IsInf(c.Count, 0) || c.Count > math.MaxInt64/2 {
-		return nil, fmt.Errorf("sentinel-param: count must be a number ≥ 0, got %s (for example count=10)", formatFloat(c.Count))
+		return nil, fmt.Errorf("sentinel-param: count must be a number ≥ 0, got %s (for example count=10)", formatNumber(c.Count))
 	}
 	if c.Go && c.Count != math.Trunc(c.Count) {
-		return nil, fmt.Errorf("sentinel-param: flavor=go takes a whole count (sentinel-golang's Threshold is an int64), got %s", formatFloat(c.Count))
+		return nil, fmt.Errorf("sentinel-param: flavor=go takes a whole count (sentinel-golang's Threshold is an int64), got %s", formatNumber(c.Count))
 	}
 	if _, err := wholeSeconds("sentinel-param", "duration", c.Duration, 1, 1<<30, "durationInSec"); err != nil {
 		return nil, err

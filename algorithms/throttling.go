@@ -58,7 +58,7 @@ func NewThrottling(c ThrottlingConfig) (*Throttling, error) {
 	r := javaRound(c.Limit)
 	if r == 0 {
 		// Sentinel computes statDurationMs % Math.round(count), which throws.
-		return nil, fmt.Errorf("%s: limit %s rounds to 0 per interval and Sentinel rejects it; use a limit of at least 0.5 per interval or a longer interval", name, formatFloat(c.Limit))
+		return nil, fmt.Errorf("%s: limit %s rounds to 0 per interval and Sentinel rejects it; use a limit of at least 0.5 per interval or a longer interval", name, formatNumber(c.Limit))
 	}
 	t := &Throttling{cfg: c, latest: -1}
 	t.nanos = ims%r != 0 || c.Limit/float64(ims) > 1

@@ -26,7 +26,7 @@ func Warnings(l Limiter) []string {
 		}
 		if x.cfg.Limit > maxWarmUpRateLimiterRate {
 			out = append(out, fmt.Sprintf("warm-up-rate-limiter at %s/s limits nothing once warm: its cost, Math.round(1000/limit) ms, is 0 above %d/s (Sentinel's own arithmetic); use leaky-bucket, which counts in nanoseconds at such rates",
-				formatFloat(x.cfg.Limit), maxWarmUpRateLimiterRate))
+				formatNumber(x.cfg.Limit), maxWarmUpRateLimiterRate))
 		}
 	}
 	// Limiters outside this package (the redis-* ones) say their own.

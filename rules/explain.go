@@ -39,3 +39,22 @@ func WriteExplain(w io.Writer, file string, rules []Rule) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// WriteFragment prints what explain shows of an nginx include fragment: its
+// zones, and that no limit_req uses them in it, so it has no row.
+func WriteFragment(w io.Writer, e *FragmentError) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (nginx): 0 row(s), %d limit_req_zone and no limit_req\n", e.File, len(e.Zones))
+	for _, z := range e.Zones {
+		fmt.Fprintf(&b, "\nzone %s  [%s]\n", z.Name, z.Source)
+		fmt.Fprintf(&b, "  rule:  %s\n", z.Text)
+		if z.Key == "*" {
+			fmt.Fprintf(&b, "  key:   one state for every request (key=*)\n")
+		} else {
+			fmt.Fprintf(&b, "  key:   trace column %s\n", z.Key)
+		}
+	}
+	fmt.Fprintf(&b, "\nnote:  an include fragment: a zone limits nothing until a limit_req names it, so --rules has no row from this file; %s\n", e.Fix())
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -406,7 +407,94 @@ func parseNginx(name string, data []byte) ([]Rule, error) {
 			out[0].Notes = append(out[0].Notes, fmt.Sprintf("limit_req_zone %q at %s: no limit_req uses it, so it limits nothing", zn, z.d.pos()))
 		}
 	}
+	if len(out) == 0 && len(zones) > 0 {
+		frag := &FragmentError{File: name, IncludedBy: includers(name)}
+		var zs []*zone
+		for _, z := range zones {
+			zs = append(zs, z)
+		}
+		slices.SortFunc(zs, func(a, b *zone) int {
+			if c := strings.Compare(a.d.file, b.d.file); c != 0 {
+				return c
+			}
+			return a.d.line - b.d.line
+		})
+		for _, z := range zs {
+			frag.Zones = append(frag.Zones, Zone{Name: z.name, Source: z.d.pos(), Text: "limit_req_zone " + strings.Join(z.d.args, " "), Key: z.key})
+		}
+		return nil, frag
+	}
 	return out, nil
+}
+
+// Zone is a limit_req_zone of a file that has no limit_req.
+type Zone struct {
+	Name, Source string
+	Text         string // the directive as written
+	Key          string // the trace column its key becomes (* for one state)
+}
+
+// FragmentError is an nginx file with limit_req_zone lines and no
+// limit_req, as a file that nginx.conf includes in its http block: its zones
+// limit nothing until a limit_req names them, so it has no row.
+type FragmentError struct {
+	File       string
+	Zones      []Zone
+	IncludedBy []string // the files beside it whose include names it
+}
+
+func (e *FragmentError) Error() string {
+	names := make([]string, len(e.Zones))
+	for i, z := range e.Zones {
+		names[i] = z.Name
+	}
+	return fmt.Sprintf("%s: defines %d limit_req_zone (%s) and no limit_req, so no rule: it is an include fragment; %s",
+		e.File, len(e.Zones), strings.Join(names, ", "), e.Fix())
+}
+
+// Fix says what to give instead: the file that includes this one.
+func (e *FragmentError) Fix() string {
+	if len(e.IncludedBy) > 0 {
+		return "give the file that includes it instead (" + strings.Join(e.IncludedBy, ", ") + ")"
+	}
+	return "give the nginx.conf that includes it and has the limit_req lines instead"
+}
+
+// includeRE is an include directive's argument in a configuration text.
+var includeRE = regexp.MustCompile(`(?m)^[^#\n]*\binclude\s+["']?([^"';\s]+)["']?\s*;`)
+
+// includers lists the *.conf files in file's directory whose include
+// directive names file (a name or a glob, relative to the including file),
+// so a fragment's error can say which file to give instead.
+func includers(file string) []string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil
+	}
+	siblings, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "*.conf"))
+	var out []string
+	for _, sib := range siblings {
+		if sa, err := filepath.Abs(sib); err != nil || sa == abs {
+			continue
+		}
+		data, err := readRulesFile(sib)
+		if err != nil {
+			continue
+		}
+		for _, m := range includeRE.FindAllStringSubmatch(string(data), -1) {
+			pattern := m[1]
+			if !filepath.IsAbs(pattern) {
+				pattern = filepath.Join(filepath.Dir(sib), pattern)
+			}
+			if pa, err := filepath.Abs(pattern); err == nil {
+				if ok, _ := filepath.Match(pa, abs); ok {
+					out = append(out, filepath.ToSlash(sib))
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 func allDirectives(list []*directive) []*directive {

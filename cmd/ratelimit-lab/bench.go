@@ -224,7 +224,7 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 			r, err := concurrent.Bench(ctx, im, c)
 			if err != nil {
 				bar.finish()
-				return fmt.Errorf("bench %s with %d goroutines: %v", im.Name, c.Goroutines, err)
+				return benchFailed(im.Name, c.Goroutines, err)
 			}
 			report.Results = append(report.Results, r)
 			bar.step()
@@ -344,4 +344,10 @@ func (p *benchProgress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
+}
+
+// benchFailed is the error of one hammer that did not finish: "bench
+// mutex-ring with 1 goroutine: …", the count with its noun.
+func benchFailed(impl string, goroutines int, err error) error {
+	return fmt.Errorf("bench %s with %s: %v", impl, textreport.Plural(int64(goroutines), "goroutine"), err)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,5 +129,18 @@ func TestBenchFormats(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err == nil {
 		t.Error("a bad --format wrote its directory")
+	}
+}
+
+// A hammer's error names its goroutine count with the right noun: "with 1
+// goroutine", "with 8 goroutines".
+func TestBenchFailedCountsGoroutines(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{1, "bench mutex-ring with 1 goroutine: boom"}, {8, "bench mutex-ring with 8 goroutines: boom"}} {
+		if got := benchFailed("mutex-ring", c.n, errors.New("boom")).Error(); got != c.want {
+			t.Errorf("%d: %q, want %q", c.n, got, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,41 @@ func TestHelpDescribesEveryFamily(t *testing.T) {
 		_, _, err := execute(t, append(words, "no-such-file.xyz")...)
 		if err != nil && strings.Contains(err.Error(), "unknown command") {
 			t.Errorf("--help quotes 'ratelimit-lab %s%s', but %q takes no argument: %v", m[1], m[2], m[1], err)
+		}
+	}
+}
+
+// list groups the algorithms by family: one table per Family, in the
+// registry's order, under a line naming the family with its description,
+// and each limiter's row in its own family's table.
+func TestListGroupsByFamily(t *testing.T) {
+	out, _, err := execute(t, "list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, algos, ok := strings.Cut(out, "\nAlgorithms (spec: NAME[:key=value,...]), by family\n")
+	if !ok {
+		t.Fatalf("list has no algorithms heading:\n%s", out)
+	}
+	// The family sections, split at their heading lines.
+	fams := registryFamilies()
+	at := make([]int, len(fams))
+	for i, f := range fams {
+		at[i] = strings.Index(algos, "\n"+f+": "+strings.Fields(familyBlurbs[f])[0]+" ")
+		if at[i] < 0 || i > 0 && at[i] < at[i-1] {
+			t.Fatalf("family %q has no heading, or it is out of the registry's order:\n%s", f, algos)
+		}
+	}
+	section := func(i int) string {
+		if i+1 < len(at) {
+			return algos[at[i]:at[i+1]]
+		}
+		return algos[at[i]:]
+	}
+	for _, a := range append(algorithms.List(), distributed.List()...) {
+		i := slices.Index(fams, a.Family)
+		if !strings.Contains(section(i), "│ "+a.Name+" ") {
+			t.Errorf("%s is not in the table of its family %q", a.Name, a.Family)
 		}
 	}
 }

@@ -20,8 +20,9 @@ func NewCmdList(io *IOStreams) *cobra.Command {
 		Use:   "list",
 		Short: "List the built-in scenarios and the algorithms with their parameters",
 		Long: `List prints the built-in scenarios (name, limit, duration and what the
-traffic is) and the algorithms with their parameters, defaults and the
-reference each reproduces. A parameter without a default takes the
+traffic is) and the algorithms, one table per family (windows, buckets,
+gateways, ...), with their parameters, defaults and the reference each
+reproduces. A parameter without a default takes the
 scenario's limit (or --limit).`,
 		Example: `  ratelimit-lab list`,
 		Args:    cobra.NoArgs,
@@ -40,8 +41,10 @@ func listRun(io *IOStreams) error {
 	if err := report.WriteTextTable(io.Out, []string{"name", "limit", "duration", "traffic"}, rows, io.Width); err != nil {
 		return err
 	}
-	fmt.Fprintln(io.Out, "\nAlgorithms (spec: NAME[:key=value,...])")
-	rows = rows[:0]
+	fmt.Fprintln(io.Out, "\nAlgorithms (spec: NAME[:key=value,...]), by family")
+	// One table per family, in the registry's order, under the family's
+	// description from the root --help.
+	byFamily := map[string][][]string{}
 	for _, a := range append(algorithms.List(), distributed.List()...) {
 		var params []string
 		for _, p := range a.Params {
@@ -59,10 +62,20 @@ func listRun(io *IOStreams) error {
 		if len(a.Aliases) > 0 {
 			name += " (" + strings.Join(a.Aliases, ", ") + ")"
 		}
-		rows = append(rows, []string{name, strings.Join(params, ","), a.Reference})
+		byFamily[a.Family] = append(byFamily[a.Family], []string{name, strings.Join(params, ","), a.Reference})
 	}
-	if err := report.WriteTextTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, rows, io.Width); err != nil {
-		return err
+	for _, f := range registryFamilies() {
+		head := f
+		if blurb := familyBlurbs[f]; blurb != "" {
+			head += ": " + blurb
+		}
+		fmt.Fprintln(io.Out)
+		if err := report.WriteWrapped(io.Out, head, io.Width); err != nil {
+			return err
+		}
+		if err := report.WriteTextTable(io.Out, []string{"algorithm", "parameters (default)", "reference"}, byFamily[f], io.Width); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(io.Out)
 	note := "Chains: A+B+... asks each stage in turn, after the waits of the stages before it, " +

@@ -21,21 +21,21 @@ import (
 // binNotice tells on w, in one line, when a run's series would have more
 // than simulator.DefaultMaxBins bins at the requested --bin and a wider bin
 // is used instead, and returns the bin the run will use.
-func binNotice(w io.Writer, span, bin time.Duration) time.Duration {
+func binNotice(w io.Writer, fit int, span, bin time.Duration) time.Duration {
 	planned := simulator.PlanBin(span, bin, simulator.DefaultMaxBins)
 	if planned != bin {
-		fmt.Fprintf(w, "note: %s at --bin %s would be %s bins per limiter; using --bin %s to stay within %s (give a larger --bin to choose)\n",
-			humanDur(span), bin, groupDigits(ceilDiv(int64(span), int64(bin))), planned, groupDigits(simulator.DefaultMaxBins))
+		report.WriteNote(w, "note: ", fmt.Sprintf("%s at --bin %s would be %s bins per limiter; using --bin %s to stay within %s (give a larger --bin to choose)",
+			humanDur(span), bin, groupDigits(ceilDiv(int64(span), int64(bin))), planned, groupDigits(simulator.DefaultMaxBins)), fit)
 	}
 	return planned
 }
 
 // widenedNotice tells when the run had to widen its bins during the run
 // (arrivals or admissions far outside the announced span).
-func widenedNotice(w io.Writer, res *simulator.Result, planned time.Duration) {
+func widenedNotice(w io.Writer, fit int, res *simulator.Result, planned time.Duration) {
 	if res.Bin != planned {
-		fmt.Fprintf(w, "note: arrivals or admissions outside the run's span widened the bins to %s (at most %s bins per limiter)\n",
-			res.Bin, groupDigits(simulator.DefaultMaxBins))
+		report.WriteNote(w, "note: ", fmt.Sprintf("arrivals or admissions outside the run's span widened the bins to %s (at most %s bins per limiter)",
+			res.Bin, groupDigits(simulator.DefaultMaxBins)), fit)
 	}
 }
 

@@ -65,3 +65,74 @@ func TestSignalWhileReadingAPipe(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalWhileReadingOtherPipes: the other inputs named by a path do not
+// hold Ctrl-C either. A .yaml scenario that is a FIFO held open by a writer
+// that sends nothing is read under the same wait as a trace: SIGINT exits
+// 130 at once. A --rules file must be a regular file, so a FIFO or
+// /dev/stdin is refused at once, before anything waits on it.
+func TestSignalWhileReadingOtherPipes(t *testing.T) {
+	dir := t.TempDir()
+	fifo := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		return p
+	}
+	t.Run("scenario", func(t *testing.T) {
+		p := fifo("held.yaml")
+		out := filepath.Join(dir, "out")
+		ch := startChild(t, "run", p, "--quiet", "--out", out)
+		// The open of the write end returns once the child has opened the
+		// read end; the child then waits in its read.
+		opened := make(chan *os.File, 1)
+		go func() {
+			if w, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+				opened <- w
+			}
+		}()
+		select {
+		case w := <-opened:
+			defer w.Close()
+		case <-ch.done:
+			t.Fatalf("exit %d before opening the scenario; stderr:\n%s", ch.code, ch.errOut.String())
+		case <-time.After(20 * time.Second):
+			t.Fatal("never opened the scenario")
+		}
+		time.Sleep(200 * time.Millisecond)
+		took := interrupt(t, ch, syscall.SIGINT)
+		if took > 2*time.Second {
+			t.Errorf("stopped %v after SIGINT, want under 2 s", took)
+		}
+		if ch.code != 130 || !strings.Contains(ch.errOut.String(), "interrupted (SIGINT)") {
+			t.Fatalf("exit %d, want 130; stderr:\n%s", ch.code, ch.errOut.String())
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("the interrupted run left %s behind (%v)", out, err)
+		}
+	})
+	for _, args := range [][]string{
+		{"run", "poisson", "--rules", fifo("rules.json")},
+		{"rules", "explain", filepath.Join(dir, "rules.json")},
+		{"run", "poisson", "--rules", "/dev/stdin"},
+	} {
+		t.Run(strings.Join(args[:2], " ")+" "+filepath.Base(args[len(args)-1]), func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			defer w.Close()
+			ch := startChildWith(t, func(cmd *exec.Cmd) { cmd.Stdin = r }, args...)
+			select {
+			case <-ch.done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%v still waits on the pipe after 5 s", args)
+			}
+			if ch.code != 1 || !strings.Contains(ch.errOut.String(), "is not a regular file") {
+				t.Errorf("exit %d, stderr:\n%s", ch.code, ch.errOut.String())
+			}
+		})
+	}
+}

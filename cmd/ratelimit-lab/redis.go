@@ -9,6 +9,7 @@ import (
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
@@ -64,11 +65,11 @@ func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, er
 
 // printNotes says, on one "note:" line, that --redis goes unused when the
 // run has no redis-* limiter (its limiters are all built by then).
-func (r *redisSession) printNotes(w io.Writer) {
+func (r *redisSession) printNotes(w io.Writer, fit int) {
 	if r == nil || r.url == "" || r.backend != nil {
 		return
 	}
-	fmt.Fprintf(w, "note: --redis %s is unused: this run has no redis-* limiter (add one with --algo, e.g. --algo redis-sliding-log; 'ratelimit-lab list' shows them)\n", distributed.RedactURL(r.url))
+	report.WriteNote(w, "note: ", fmt.Sprintf("--redis %s is unused: this run has no redis-* limiter (add one with --algo, e.g. --algo redis-sliding-log; 'ratelimit-lab list' shows them)", distributed.RedactURL(r.url)), fit)
 }
 
 // close deletes what the limiters left (after an error) and closes the

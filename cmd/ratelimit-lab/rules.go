@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
@@ -180,6 +181,18 @@ cannot honour, with the reason.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for i, f := range args {
 				rs, err := loadRules(f, format)
+				var frag *rules.FragmentError
+				if errors.As(err, &frag) {
+					// An nginx include fragment (limit_req_zone lines
+					// alone): its zones, and which file to give instead.
+					if i > 0 {
+						fmt.Fprintln(io.Out)
+					}
+					if err := rules.WriteFragment(io.Out, frag); err != nil {
+						return err
+					}
+					continue
+				}
 				if err != nil {
 					return err
 				}
@@ -199,8 +212,11 @@ cannot honour, with the reason.`,
 }
 
 // tuneRule sets tune's limit from the flow rule --rules (and --rule) pick:
-// a lone leap-array stage, as a QPS FlowRule with the default behaviour
-// becomes.
+// a leap-array stage, as a QPS FlowRule with the default behaviour
+// becomes, alone or as the one such stage of a resource's chain (param
+// flow, flow, degrade rules in Sentinel's slot order). Tune replays that
+// stage alone, as it replays any leap-array: the sample count it varies is
+// that stage's, and the message says which stages are left out.
 func tuneRule(opts *TuneOptions) error {
 	imported, err := opts.Rules.load()
 	if err != nil {
@@ -212,20 +228,48 @@ func tuneRule(opts *TuneOptions) error {
 		}
 		return nil
 	}
-	var cands []rules.Rule
+	type candidate struct {
+		rules.Rule
+		stage, what string // the leap-array stage and its rule's words
+		others      []string
+	}
+	var cands []candidate
 	for _, r := range imported {
-		if strings.HasPrefix(r.Spec, "leap-array:") && !strings.Contains(r.Spec, "+") && !strings.Contains(r.Spec, "flavor=go") {
-			cands = append(cands, r)
+		stages := strings.Split(r.Spec, "+")
+		whats := strings.Split(r.What, " + ")
+		at := -1
+		for i, st := range stages {
+			if strings.HasPrefix(st, "leap-array:") && !strings.Contains(st, "flavor=go") {
+				if at >= 0 { // two QPS flow rules on one resource: no one stage to tune
+					at = -1
+					break
+				}
+				at = i
+			}
 		}
+		if at < 0 {
+			continue
+		}
+		c := candidate{Rule: r, stage: stages[at], what: r.What}
+		if len(whats) == len(stages) {
+			c.what = whats[at]
+		}
+		for i, st := range stages {
+			if i != at {
+				kind, _, _ := strings.Cut(st, ":")
+				c.others = append(c.others, kind)
+			}
+		}
+		cands = append(cands, c)
 	}
 	var names []string
 	for _, r := range cands {
 		names = append(names, r.Name)
 	}
-	var pick *rules.Rule
+	var pick *candidate
 	switch {
 	case len(cands) == 0:
-		return fmt.Errorf("tune compares Sentinel's leap-array sample counts, and no rule in --rules is a QPS flow rule with the default behaviour (ratelimit-lab rules explain shows what each becomes)")
+		return fmt.Errorf("tune compares Sentinel's leap-array sample counts, and no rule in --rules is a QPS flow rule with the default behaviour, alone or as the one such rule of a resource (ratelimit-lab rules explain shows what each becomes)")
 	case opts.Rule != "":
 		for i := range cands {
 			if cands[i].Name == opts.Rule {
@@ -240,7 +284,7 @@ func tuneRule(opts *TuneOptions) error {
 	default:
 		pick = &cands[0]
 	}
-	_, params, _ := strings.Cut(pick.Spec, ":")
+	_, params, _ := strings.Cut(pick.stage, ":")
 	for _, kv := range strings.Split(params, ",") {
 		if k, v, _ := strings.Cut(kv, "="); k == "limit" {
 			if _, err := fmt.Sscanf(v, "%g", &opts.Source.Limit); err != nil {
@@ -249,6 +293,19 @@ func tuneRule(opts *TuneOptions) error {
 			opts.Source.limitSet = true
 		}
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "tuning rule %q (%s): %s\n", pick.Name, pick.Source, pick.What)
-	return nil
+	if len(pick.others) == 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "tuning rule %q (%s): %s\n", pick.Name, pick.Source, pick.what)
+		return nil
+	}
+	return report.WriteNote(opts.IO.ErrOut, "", fmt.Sprintf("tuning rule %q (%s): its %s (%s) alone, without the resource's %s (run --rules to replay the whole chain)",
+		pick.Name, pick.Source, pick.what, pick.stage, stageList(pick.others)), opts.IO.Width)
+}
+
+// stageList names a chain's stages: "sentinel-param stage", "sentinel-param
+// and circuit-breaker stages".
+func stageList(kinds []string) string {
+	if len(kinds) == 1 {
+		return kinds[0] + " stage"
+	}
+	return strings.Join(kinds[:len(kinds)-1], ", ") + " and " + kinds[len(kinds)-1] + " stages"
 }

@@ -142,6 +142,20 @@ func TestTuneRules(t *testing.T) {
 	}
 	checkBadInput(t, filepath.Join(dir, "u"), "pick one of: GET:/api/orders", "tune", "poisson", "--rules", "../../examples/rules/sentinel-flow-rules.json", "--rule", "nope", "--out", filepath.Join(dir, "u"))
 	checkBadInput(t, filepath.Join(dir, "u"), "no rule in --rules is a QPS flow rule", "tune", "poisson", "--rules", "../../examples/rules/kong.yaml", "--out", filepath.Join(dir, "u"))
+	// A resource's chain (param flow + flow + degrade rules): tune takes
+	// its FlowRule stage, at its count, and says what it leaves out.
+	out, stderr, err = execute(t, "tune", "poisson", "--rules", "../../examples/rules/sentinel-rules.json", "--sample-counts", "1,2", "--quiet", "--out", filepath.Join(dir, "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := strings.Join(strings.Fields(stderr), " "); !strings.Contains(msg, `tuning rule "getUser"`) || !strings.Contains(msg, "(leap-array:limit=200) alone, without the resource's sentinel-param and circuit-breaker stages") ||
+		!strings.Contains(out, "leap-array at 200/s") {
+		t.Errorf("tune --rules did not tune getUser's flow rule at its count 200:\n%s\n%s", stderr, out)
+	}
+	// Two QPS flow rules on one resource leave no one stage to tune.
+	two := filepath.Join(dir, "two.json")
+	os.WriteFile(two, []byte(`[{"resource": "r", "count": 10}, {"resource": "r", "count": 20}]`), 0o644)
+	checkBadInput(t, filepath.Join(dir, "u"), "as the one such rule of a resource", "tune", "poisson", "--rules", two, "--out", filepath.Join(dir, "u"))
 }
 
 // explainedSpec matches a spec line of `rules explain`.
@@ -203,4 +217,39 @@ func TestExplainedSpecsRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An nginx include fragment (limit_req_zone lines alone, as limits.conf,
+// which nginx.conf includes): explain prints its zones and names the file
+// to give instead, exit 0; --rules refuses it in one line saying the same.
+func TestExplainNginxFragment(t *testing.T) {
+	dir := t.TempDir()
+	lone := filepath.Join(dir, "zones.conf")
+	os.WriteFile(lone, []byte("limit_req_zone $binary_remote_addr zone=one:10m rate=5r/s;\n"), 0o644)
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"../../examples/rules/limits.conf", []string{
+			"../../examples/rules/limits.conf (nginx): 0 row(s), 3 limit_req_zone and no limit_req",
+			"zone perip  [../../examples/rules/limits.conf:1]\n  rule:  limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s\n  key:   trace column ip",
+			"zone perserver  [../../examples/rules/limits.conf:2]",
+			"key:   one state for every request (key=*)",
+			"give the file that includes it instead (../../examples/rules/nginx.conf)",
+		}},
+		{lone, []string{"zone one  [", "give the nginx.conf that includes it and has the limit_req lines instead"}},
+	} {
+		out, stderr, code := binary(t, "rules", "explain", c.file)
+		if code != 0 || stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q", c.file, code, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: explain lacks %q:\n%s", c.file, w, out)
+			}
+		}
+	}
+	o := filepath.Join(dir, "out")
+	checkBadInput(t, o, "limits.conf: defines 3 limit_req_zone (perip, perserver, login) and no limit_req, so no rule: it is an include fragment; give the file that includes it instead (../../examples/rules/nginx.conf)",
+		"run", "poisson", "--rules", "../../examples/rules/limits.conf", "--out", o)
 }

@@ -325,9 +325,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		defer parts.remove()
 		p.cfg.Decisions = parts.writer
 	}
-	p.src.printNotes(opts.IO.ErrOut)
-	rs.printNotes(opts.IO.ErrOut)
-	planned := binNotice(opts.IO.ErrOut, p.cfg.End-p.cfg.Start, p.cfg.Bin)
+	p.src.printNotes(opts.IO.ErrOut, opts.IO.Width)
+	rs.printNotes(opts.IO.ErrOut, opts.IO.Width)
+	planned := binNotice(opts.IO.ErrOut, opts.IO.Width, p.cfg.End-p.cfg.Start, p.cfg.Bin)
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
 
@@ -347,7 +347,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	widenedNotice(opts.IO.ErrOut, res, planned)
+	widenedNotice(opts.IO.ErrOut, opts.IO.Width, res, planned)
 	labelRows(res, ruleLabels, len(opts.Algos))
 
 	if err := dir.WriteFile("series.csv", func(w io.Writer) error { return simulator.WriteSeriesCSV(w, res) }); err != nil {
@@ -418,10 +418,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		side = opts.IO.ErrOut
 		if opts.Format != "md" {
 			for _, w := range rep.Warnings {
-				fmt.Fprintln(side, "warning: "+w)
+				report.WriteNote(side, "warning: ", w, opts.IO.Width)
 			}
 			for _, n := range rep.Notes {
-				fmt.Fprintln(side, "note: "+n)
+				report.WriteNote(side, "note: ", n, opts.IO.Width)
 			}
 		}
 	}

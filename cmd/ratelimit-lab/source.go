@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
@@ -86,10 +87,11 @@ type source struct {
 	Origin time.Time
 }
 
-// printNotes writes the source's notes, one "note:" line each.
-func (s *source) printNotes(w io.Writer) {
+// printNotes writes the source's notes, one "note:" each, wrapped to fit
+// columns as the report's notes are.
+func (s *source) printNotes(w io.Writer, fit int) {
 	for _, n := range s.Notes {
-		fmt.Fprintln(w, "note: "+n)
+		report.WriteNote(w, "note: ", n, fit)
 	}
 }
 
@@ -132,7 +134,7 @@ func (o *sourceOptions) resolve() (*source, error) {
 	switch {
 	case o.Arg == "":
 	case isScenarioFile(o.Arg):
-		sc, err = scenarios.LoadFile(o.Arg)
+		sc, err = untilDone(o.ctx, func() (scenarios.Scenario, error) { return scenarios.LoadFile(o.Arg) })
 	default:
 		if _, statErr := os.Stat(o.Arg); statErr == nil && strings.ContainsAny(o.Arg, `/\.`) {
 			return nil, fmt.Errorf("%s: a scenario file must end in .yaml or .yml (a trace goes with --trace)", o.Arg)
@@ -228,36 +230,54 @@ func (o *sourceOptions) resolveTrace(sc scenarios.Scenario) (*source, error) {
 
 // spoolTrace copies the stream at path ("-": in) into a temporary file and
 // returns its name. A pipe can stay open without sending anything (or a
-// FIFO without a writer), so the copy runs on its own goroutine and a
-// cancelled ctx (SIGINT, SIGTERM) ends the wait at once: the temporary
-// file is removed and ctx's error returned, while the goroutine, blocked
-// in a read or an open that nothing can interrupt, ends with the process.
+// FIFO without a writer), so the copy runs under untilDone: a cancelled ctx
+// (SIGINT, SIGTERM) ends the wait at once, the temporary file is removed
+// and ctx's error returned.
 func spoolTrace(ctx context.Context, path, name string, in io.Reader) (string, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if err := ctx.Err(); err != nil {
-		return "", err
+	if ctx != nil && ctx.Err() != nil {
+		return "", ctx.Err()
 	}
 	tmp, err := os.CreateTemp("", "ratelimit-lab-trace-*.csv")
 	if err != nil {
 		return "", fmt.Errorf("cannot keep a copy of the trace from %s (%v); set TMPDIR to a writable directory, or give the trace as a file", name, err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- copyTrace(tmp, path, name, in)
-	}()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		os.Remove(tmp.Name())
-		return "", ctx.Err()
-	}
+	_, err = untilDone(ctx, func() (struct{}, error) { return struct{}{}, copyTrace(tmp, path, name, in) })
 	if err != nil {
 		os.Remove(tmp.Name())
 		return "", err
 	}
 	return tmp.Name(), nil
+}
+
+// untilDone returns what read returns, or ctx's error as soon as ctx ends
+// (SIGINT, SIGTERM). Every input a command reads from a path the user names
+// (a trace, a --rules file, a .yaml scenario) may be a pipe that stays open
+// or a FIFO without a writer, so read runs on its own goroutine; once ctx
+// ends, that goroutine, blocked in a read or an open that nothing can
+// interrupt, ends with the process.
+func untilDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := read()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
 }
 
 // copyTrace copies the stream at path ("-": in, or stdin) into tmp and

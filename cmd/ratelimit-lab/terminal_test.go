@@ -404,6 +404,8 @@ func TestTablesFitNarrowColumns(t *testing.T) {
 			{"run", "flapping", "--chart", "none"},
 			{"run", "--trace", "../../scenarios/examples/access.log", "--key", "ip", "--limit", "2", "--algo", "token-bucket:key=ip", "--chart", "none"},
 			{"bench", "--duration", "10ms", "--goroutines", "1,8"},
+			// The notes on stderr: the access log's, --bin's, --redis's.
+			{"run", "--trace", "../../scenarios/examples/access.log", "--limit", "2", "--chart", "none", "--bin", "1us", "--redis", "redis://localhost:1"},
 		} {
 			name := strings.Join(args, " ") + " at " + strconv.Itoa(cols)
 			if args[0] != "list" {
@@ -411,11 +413,13 @@ func TestTablesFitNarrowColumns(t *testing.T) {
 			}
 			cmd := exec.Command(os.Args[0], args...)
 			cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
+			var errOut bytes.Buffer
+			cmd.Stderr = &errOut
 			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			for _, line := range strings.Split(string(out), "\n") {
+			for _, line := range strings.Split(string(out)+errOut.String(), "\n") {
 				// The output directory is the test's own temporary one.
 				if n := utf8.RuneCountInString(line); n > cols && !strings.HasPrefix(line, "wrote ") {
 					t.Errorf("%s: a line of %d columns:\n%s", name, n, line)

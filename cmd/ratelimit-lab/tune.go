@@ -68,7 +68,8 @@ most 1.05, and exits with status 3 if no N tried reaches it.
 
 --rules FILE tunes one of your own flow rules: the limit is the count of
 its QPS rule with the default (reject) behaviour, the one rule of that kind
-in the files or the one --rule names.`,
+in the files or the one --rule names; in a resource's chain (param flow,
+flow and degrade rules) that rule's stage is tuned alone.`,
 		Example: `  ratelimit-lab tune poisson
   ratelimit-lab tune adversarial --sample-counts 1,2,10,100,1000
   ratelimit-lab tune --trace requests.csv --limit 200 --interval 2s
@@ -139,7 +140,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	dir.Owns(tuneFiles...) // an earlier run's files this one does not write go on Commit
 	bar := newProgress(opts.IO, opts.Quiet, p.src.Expected)
 	p.cfg.Progress = bar.update
-	p.src.printNotes(opts.IO.ErrOut)
+	p.src.printNotes(opts.IO.ErrOut, opts.IO.Width)
 	res, err := simulator.Tune(ctx, p.src.Open, p.src.Limit, opts.Interval, opts.SampleCounts, p.cfg)
 	bar.finish()
 	if err != nil {

@@ -124,6 +124,20 @@ func WriteWrapped(w io.Writer, text string, fit int) error {
 	return err
 }
 
+// WriteNote writes one "note: …" or "warning: …" line wrapped to fit
+// columns (DefaultWidth when fit is 0), later lines indented by two, as the
+// report writes its notes: the notes a command prints on stderr read the
+// same at COLUMNS=60 as those under the table.
+func WriteNote(w io.Writer, prefix, text string, fit int) error {
+	if fit <= 0 {
+		fit = DefaultWidth
+	}
+	var b strings.Builder
+	writeNotes(&b, prefix, []string{text}, fit)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 func writeNotes(b *strings.Builder, prefix string, notes []string, width int) {
 	for _, n := range notes {
 		for _, line := range wrap(prefix+n, width, 2) {
