@@ -97,3 +97,46 @@ func TestEnvoyLocalDescriptorsOnce(t *testing.T) {
 		})
 	}
 }
+
+// A dry-run location is a row of its own with the dry-run note, never
+// merged with an enforcing location of the same limits, whether it sets
+// limit_req itself or inherits it (and limit_req_dry_run) from the http or
+// server block, as ngx_http_limit_req_merge_conf does.
+func TestNginxDryRunOwnRow(t *testing.T) {
+	const zone = "limit_req_zone $binary_remote_addr zone=a:10m rate=10r/s;\n"
+	for _, c := range []struct {
+		name, conf string
+		want       string // rows as NAME=dry|enforce, in order
+	}{
+		{"own limit_req", zone + "server { server_name s;\n location / { limit_req zone=a burst=5; }\n location = /x { limit_req zone=a burst=5; limit_req_dry_run on; }\n}\n",
+			"s location /=enforce|s location = /x=dry"},
+		{"inherited from http", zone + "limit_req zone=a burst=5;\nserver { server_name s;\n location / { }\n location = /x { limit_req_dry_run on; }\n location /y { }\n}\n",
+			"s location /, s location /y=enforce|s location = /x=dry"},
+		{"dry run from server, off in a location", zone + "server { server_name s; limit_req zone=a burst=5; limit_req_dry_run on;\n location / { }\n location = /x { limit_req_dry_run off; }\n}\n",
+			"s location /=dry|s location = /x=enforce"},
+		{"dry run from http", zone + "limit_req_dry_run on;\nserver { server_name s;\n location / { limit_req zone=a burst=5 nodelay; }\n location = /x { limit_req zone=a burst=5 nodelay; }\n}\n",
+			"s location /, s location = /x=dry"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := Parse("nginx.conf", []byte("http {\n"+c.conf+"}\n"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range rs {
+				mode := "enforce"
+				if r.DryRun {
+					mode = "dry"
+				}
+				got = append(got, r.Name+"="+mode)
+				noted := strings.Contains(strings.Join(r.Notes, "|"), "limit_req_dry_run on")
+				if noted != r.DryRun {
+					t.Errorf("row %q: dry run %t but dry-run note %t (%q)", r.Name, r.DryRun, noted, r.Notes)
+				}
+			}
+			if g := strings.Join(got, "|"); g != c.want {
+				t.Errorf("rows %q, want %q", g, c.want)
+			}
+		})
+	}
+}

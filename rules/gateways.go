@@ -184,6 +184,7 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 			enabled = append(enabled, "filter_enforced is unset or 0%: Envoy counts but lets every request through (shadow); the row shows what it would reject")
 		}
 		r.Notes = append(r.Notes, enabled...)
+		r.DryRun = len(enabled) > 0
 		for _, k := range []string{"local_rate_limit_per_downstream_connection", "always_consume_default_token_bucket", "rate_limited_as_resource_exhausted", "response_headers_to_add", "request_headers_to_add_when_not_enforced", "enable_x_ratelimit_headers", "status", "stage", "vh_rate_limits"} {
 			if m.has(k) {
 				r.Notes = append(r.Notes, fmt.Sprintf("%s: does not change which requests the bucket admits; ignored", k))
@@ -221,6 +222,7 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 			}
 			dr.Notes = append(dr.Notes, "descriptor bucket: the row assumes every request carries this descriptor (the route's rate_limits actions decide that in Envoy)")
 			dr.Notes = append(dr.Notes, enabled...)
+			dr.DryRun = len(enabled) > 0
 			out = append(out, dr)
 		}
 	})

@@ -47,6 +47,11 @@ type Rule struct {
 	// NeedsResponses is set when the spec needs response times in the
 	// trace (a thread count, a circuit breaker, a system rule on RT).
 	NeedsResponses bool
+	// DryRun is set when the reference lets every request through and
+	// only accounts (nginx limit_req_dry_run on, an Envoy filter that is
+	// not enforced): the row shows what it would reject. Such a rule
+	// never shares a row with an enforcing one.
+	DryRun bool
 }
 
 // Formats lists the formats Load understands, for --rules-format.

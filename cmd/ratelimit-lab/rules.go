@@ -70,17 +70,23 @@ func loadRules(f, format string) ([]rules.Rule, error) {
 }
 
 // ruleRows turns rules into specs and row labels: rules with the same spec
-// share one row, labelled with every name.
+// share one row (the lab runs each limiter once), labelled with every
+// name; a dry-run rule's name says "(dry run)", since the reference lets
+// all of it through and the row shows what it would reject.
 func ruleRows(rs []rules.Rule) (specs, labels []string) {
 	at := map[string]int{}
 	for _, r := range rs {
+		name := r.Name
+		if r.DryRun {
+			name += " (dry run)"
+		}
 		if i, ok := at[r.Spec]; ok {
-			labels[i] += ", " + r.Name
+			labels[i] += ", " + name
 			continue
 		}
 		at[r.Spec] = len(specs)
 		specs = append(specs, r.Spec)
-		labels = append(labels, r.Name)
+		labels = append(labels, name)
 	}
 	return specs, labels
 }

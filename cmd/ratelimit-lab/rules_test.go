@@ -204,3 +204,20 @@ func TestExplainedSpecsRun(t *testing.T) {
 		})
 	}
 }
+
+// A dry-run rule that makes the decisions of an enforcing one shares its
+// run row (the lab runs each limiter once), and the row's label says which
+// location is the dry run.
+func TestRuleRowsDryRunLabel(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(conf, []byte("http {\nlimit_req_zone $binary_remote_addr zone=a:10m rate=10r/s;\nserver { server_name s;\n location / { limit_req zone=a burst=5; }\n location = /x { limit_req zone=a burst=5; limit_req_dry_run on; }\n location /y { limit_req zone=a; limit_req_dry_run on; }\n}\n}\n"), 0o644)
+	rs, err := rules.Load(conf, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, labels := ruleRows(rs)
+	if got, want := strings.Join(labels, "|"), "s location /, s location = /x (dry run)|s location /y (dry run)"; got != want {
+		t.Errorf("row labels %q, want %q", got, want)
+	}
+}
