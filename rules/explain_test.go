@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,6 +137,42 @@ func TestNginxDryRunOwnRow(t *testing.T) {
 			}
 			if g := strings.Join(got, "|"); g != c.want {
 				t.Errorf("rows %q, want %q", g, c.want)
+			}
+		})
+	}
+}
+
+// A Traefik Middleware resource is recognised by its content under both
+// API groups, and burst is what Traefik's ratelimiter runs:
+// max(burst, 1), 1 when absent; the CRD schema refuses a negative burst.
+func TestTraefikMiddleware(t *testing.T) {
+	const head = "apiVersion: %s\nkind: Middleware\nmetadata:\n  name: m\nspec:\n  rateLimit:\n    average: 10\n"
+	for _, c := range []struct {
+		name, body, spec, note, err string
+	}{
+		{"traefik.io burst 0", fmt.Sprintf(head, "traefik.io/v1alpha1") + "    burst: 0\n", "traefik:average=10,period=1s,burst=1,key=ip", "burst 0: Traefik raises", ""},
+		{"containo.us absent burst", fmt.Sprintf(head, "traefik.containo.us/v1alpha1"), "traefik:average=10,period=1s,burst=1,key=ip", "", ""},
+		{"burst 7", fmt.Sprintf(head, "traefik.io/v1alpha1") + "    burst: 7\n", "traefik:average=10,period=1s,burst=7,key=ip", "", ""},
+		{"CRD negative burst", fmt.Sprintf(head, "traefik.io/v1alpha1") + "    burst: -2\n", "", "", "t.yaml:8: rateLimit field burst: is -2; the Middleware schema requires 0 or more"},
+		{"dynamic negative burst", "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 10\n        burst: -2\n", "traefik:average=10,period=1s,burst=1,key=ip", "burst -2: Traefik raises", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := Parse("t.yaml", []byte(c.body), "")
+			if c.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != 1 || rs[0].Format != "traefik" || rs[0].Spec != c.spec {
+				t.Fatalf("rules %+v, want one traefik row %s", rs, c.spec)
+			}
+			notes := strings.Join(rs[0].Notes, "|")
+			if c.note == "" && strings.Contains(notes, "burst") || c.note != "" && !strings.Contains(notes, c.note) {
+				t.Errorf("notes %q, want %q", notes, c.note)
 			}
 		})
 	}

@@ -523,7 +523,11 @@ func (d *doc) traefik(root *yaml.Node) ([]Rule, error) {
 		m := mp(n)
 		if m.str("kind") == "Middleware" {
 			if rl := m.path("spec", "rateLimit"); rl != nil {
-				r, err := d.traefikRule(rl, m.path("metadata", "name").Value)
+				name := "middleware"
+				if nm := m.path("metadata", "name"); nm != nil && nm.Value != "" {
+					name = nm.Value
+				}
+				r, err := d.traefikRule(rl, name, true)
 				if err != nil {
 					return nil, err
 				}
@@ -540,7 +544,7 @@ func (d *doc) traefik(root *yaml.Node) ([]Rule, error) {
 			if rl == nil {
 				continue
 			}
-			r, err := d.traefikRule(rl, name)
+			r, err := d.traefikRule(rl, name, false)
 			if err != nil {
 				return nil, err
 			}
@@ -550,7 +554,11 @@ func (d *doc) traefik(root *yaml.Node) ([]Rule, error) {
 	return out, nil
 }
 
-func (d *doc) traefikRule(n *yaml.Node, name string) (Rule, error) {
+// traefikRule reads one rateLimit; crd says it is a Middleware resource's
+// spec, whose schema refuses a negative burst. As Traefik's ratelimiter
+// (burst := max(config.Burst, 1)), a burst of 0 (or, in the dynamic
+// configuration, below 0) runs as 1; an absent burst is 1 (SetDefaults).
+func (d *doc) traefikRule(n *yaml.Node, name string, crd bool) (Rule, error) {
 	f, err := d.fields(n, "rateLimit")
 	if err != nil {
 		return Rule{}, err
@@ -566,8 +574,13 @@ func (d *doc) traefikRule(n *yaml.Node, name string) (Rule, error) {
 		notes = append(notes, "average 0: Traefik applies no rate limit; the row is dropped")
 		return Rule{}, f.errf("average", "is 0, which Traefik reads as no rate limit; give the requests per period")
 	}
+	given := burst
+	if burst < 0 && crd {
+		return Rule{}, f.errf("burst", "is %d; the Middleware schema requires 0 or more (Traefik runs 0 as 1)", burst)
+	}
 	if burst < 1 {
-		return Rule{}, f.errf("burst", "is %d; give at least 1", burst)
+		notes = append(notes, fmt.Sprintf("burst %d: Traefik raises a burst below 1 to 1 (burst := max(burst, 1)), so the row runs burst=1", burst))
+		burst = 1
 	}
 	col := "ip"
 	if sc := f.node("sourceCriterion"); sc != nil {
@@ -586,7 +599,7 @@ func (d *doc) traefikRule(n *yaml.Node, name string) (Rule, error) {
 		notes = append(notes, k+": ignored")
 	}
 	return Rule{
-		Name: name, Source: d.pos(n), What: fmt.Sprintf("rateLimit average=%s period=%v burst=%d", fmtNum(avg), period, burst),
+		Name: name, Source: d.pos(n), What: fmt.Sprintf("rateLimit average=%s period=%v burst=%d", fmtNum(avg), period, given),
 		Spec:  spec("traefik", "average", fmtNum(avg), "period", fmtDur(period), "burst", strconv.FormatInt(burst, 10), "key", col),
 		Notes: notes, KeyColumns: []string{col},
 	}, nil

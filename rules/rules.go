@@ -202,7 +202,7 @@ func detectTree(root *yaml.Node) string {
 		return "resilience4j"
 	case m.has("spring"):
 		return "spring"
-	case m.has("http") && mp(m.get("http")).has("middlewares"):
+	case m.has("http") && mp(m.get("http")).has("middlewares"), isTraefikMiddleware(m):
 		return "traefik"
 	case m.has("_format_version") || ((m.has("services") || m.has("routes") || m.has("plugins")) && bytes.Contains(nodeText(root), []byte("rate-limiting"))):
 		return "kong"
@@ -213,6 +213,14 @@ func detectTree(root *yaml.Node) string {
 		return f
 	}
 	return ""
+}
+
+// isTraefikMiddleware is true for a Kubernetes Middleware resource of
+// Traefik's CRDs (traefik.io/v1alpha1, or traefik.containo.us/v1alpha1
+// before Traefik 3).
+func isTraefikMiddleware(m mapping) bool {
+	api, _, _ := strings.Cut(m.str("apiVersion"), "/")
+	return m.str("kind") == "Middleware" && (api == "traefik.io" || api == "traefik.containo.us")
 }
 
 // detectRuleObject tells a lone Sentinel rule (Java or Go) by its fields.
