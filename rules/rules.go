@@ -96,6 +96,9 @@ func Parse(name string, data []byte, format string) ([]Rule, error) {
 			return nil, err
 		}
 		root := all[0]
+		if format == "spring" || format == "resilience4j" {
+			root = springView(root) // Spring Boot's dotted and relaxed keys
+		}
 		d := &doc{file: name, all: all}
 		switch format {
 		case "sentinel":
@@ -122,12 +125,27 @@ func Parse(name string, data []byte, format string) ([]Rule, error) {
 		return nil, err
 	}
 	if len(rules) == 0 {
-		return nil, fmt.Errorf("%s: no rate-limiting rule found in this %s file; check that it is the right file (ratelimit-lab rules explain %s shows what is read)", name, format, name)
+		return nil, fmt.Errorf("%s: no rate-limiting rule found in this %s file, where the lab reads %s; check that it is the right file, or name its format with --rules-format", name, format, formatReads[format])
 	}
 	for i := range rules {
 		rules[i].Format = format
 	}
 	return rules, nil
+}
+
+// formatReads says where each format's rules are, for the error when a
+// file has none.
+var formatReads = map[string]string{
+	"sentinel":        "FlowRule, DegradeRule, ParamFlowRule and SystemRule objects (a list or {\"flowRules\": [...], ...})",
+	"sentinel-go":     "flow, isolation, hotspot, circuitbreaker and system rules",
+	"nginx":           "limit_req in http, server and location blocks (with the limit_req_zone it names)",
+	"ingress-nginx":   "an Ingress's nginx.ingress.kubernetes.io/limit-rps, limit-rpm and limit-connections annotations",
+	"envoy-local":     "a local_ratelimit filter's token_bucket and descriptors",
+	"envoy-ratelimit": "descriptors with a rate_limit",
+	"spring":          "RequestRateLimiter filters under spring.cloud.gateway routes and default-filters, and resilience4j.ratelimiter.instances",
+	"traefik":         "rateLimit middlewares (http.middlewares.NAME.rateLimit, or a Middleware's spec.rateLimit)",
+	"kong":            "rate-limiting plugins (top level, or under services and routes)",
+	"resilience4j":    "resilience4j.ratelimiter.instances (dotted keys such as resilience4j.ratelimiter.instances.NAME.limit-for-period too)",
 }
 
 // Detect names the format of a rules file from its content.
@@ -198,9 +216,9 @@ func detectTree(root *yaml.Node) string {
 		return "ingress-nginx"
 	case m.has("domain") && m.has("descriptors"):
 		return "envoy-ratelimit"
-	case m.has("resilience4j"):
+	case hasTopKey(m, "resilience4j"):
 		return "resilience4j"
-	case m.has("spring"):
+	case hasTopKey(m, "spring"):
 		return "spring"
 	case m.has("http") && mp(m.get("http")).has("middlewares"), isTraefikMiddleware(m):
 		return "traefik"

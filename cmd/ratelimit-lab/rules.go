@@ -167,7 +167,8 @@ Formats, detected from the content (--rules-format to force one):
   spring           Spring Cloud Gateway application.yml (RequestRateLimiter)
   traefik          Traefik dynamic configuration (rateLimit middlewares)
   kong             Kong declarative configuration (rate-limiting plugin)
-  resilience4j     resilience4j.ratelimiter.instances in application.yml`,
+  resilience4j     resilience4j.ratelimiter.instances in application.yml
+                   (dotted and kebab-case keys too)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}

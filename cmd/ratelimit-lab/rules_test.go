@@ -221,3 +221,21 @@ func TestRuleRowsDryRunLabel(t *testing.T) {
 		t.Errorf("row labels %q, want %q", got, want)
 	}
 }
+
+// An error's suggested fix is never the command that just failed: a file
+// with no rule of its format, explained or run, says where the lab looks.
+func TestRulesNoRuleFixIsNotTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "application.yml")
+	os.WriteFile(f, []byte("resilience4j.ratelimiter:\n  configs:\n    default:\n      limit-for-period: 5\n"), 0o644)
+	for _, args := range [][]string{
+		{"rules", "explain", f},
+		{"rules", "explain", "--rules-format", "resilience4j", f},
+		{"run", "poisson", "--rules", f, "--out", filepath.Join(dir, "out")},
+	} {
+		_, stderr, code := binary(t, args...)
+		if code == 0 || !strings.Contains(stderr, "no rate-limiting rule found in this resilience4j file, where the lab reads resilience4j.ratelimiter.instances") || strings.Contains(stderr, "rules explain") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
