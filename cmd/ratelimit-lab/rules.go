@@ -185,15 +185,21 @@ cannot honour, with the reason.`,
   ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Every file is read and checked before anything is printed:
+			// a bad file leaves no half-written explanation.
+			all := make([][]rules.Rule, len(args))
 			for i, f := range args {
 				rs, err := loadRules(f, format)
 				if err != nil {
 					return err
 				}
+				all[i] = rs
+			}
+			for i, f := range args {
 				if i > 0 {
 					fmt.Fprintln(io.Out)
 				}
-				if err := rules.WriteExplain(io.Out, f, rs); err != nil {
+				if err := rules.WriteExplain(io.Out, f, all[i]); err != nil {
 					return err
 				}
 			}

@@ -239,3 +239,20 @@ func TestRulesNoRuleFixIsNotTheCommand(t *testing.T) {
 		}
 	}
 }
+
+// rules explain reads and checks every file before it prints anything: a
+// bad file after a good one leaves stdout empty, with the one-line error.
+func TestRulesExplainAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "neg.json")
+	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": -1}\n]\n"), 0o644)
+	for _, args := range [][]string{
+		{"rules", "explain", "../../examples/rules/kong.yaml", bad},
+		{"rules", "explain", "../../examples/rules/kong.yaml", "../../examples/rules/nginx.conf", filepath.Join(dir, "missing.yaml")},
+	} {
+		stdout, stderr, code := binary(t, args...)
+		if code == 0 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit ≠ 0, no stdout, one line", args[2:], code, stdout, stderr)
+		}
+	}
+}
