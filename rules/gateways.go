@@ -563,7 +563,7 @@ func (d *doc) traefikRule(n *yaml.Node, name string, crd bool) (Rule, error) {
 	if err != nil {
 		return Rule{}, err
 	}
-	avg, e1 := f.nonNegative("average", 0)
+	avg, e1 := f.positive("average", 0)
 	period, e2 := f.duration("period", time.Second, time.Second)
 	burst, e3 := f.whole("burst", 1)
 	if err := first(e1, e2, e3); err != nil {
@@ -647,9 +647,12 @@ func (d *doc) kongRule(n *yaml.Node, label string) (Rule, error) {
 			f.node(unit)
 			continue
 		}
-		v, err := f.nonNegative(unit, 0)
+		v, err := f.positive(unit, 0)
 		if err != nil {
 			return Rule{}, err
+		}
+		if v == 0 {
+			return Rule{}, f.errf(unit, "is 0; Kong's schema requires a limit above 0, so give a positive value or remove %s", unit)
 		}
 		any = true
 		kv = append(kv, unit, fmtNum(v))

@@ -128,11 +128,20 @@ func checkRuleNeeds(rs []rules.Rule, s *source) error {
 				if len(cols) > 0 {
 					has = strings.Join(cols, ", ")
 				}
-				return fmt.Errorf("rule %q (%s) reads the trace column %q, which these arrivals lack (key columns: %s); add a %s column to the trace, or pick it with --key", r.Name, r.Source, c, has, c)
+				return fmt.Errorf("rule %q (%s) reads the trace column %q, which these arrivals lack (key columns: %s); add %s %s column to the trace, or pick it with --key", r.Name, r.Source, c, has, article(c), c)
 			}
 		}
 	}
 	return nil
+}
+
+// article is "an" before a column name that starts with a vowel (an ip
+// column), else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // labelRows names the result's rows after their rules (the rows from

@@ -125,7 +125,11 @@ func TestRulesBadInput(t *testing.T) {
 	// A param rule reads key column key2 (paramIdx 1).
 	param := filepath.Join(dir, "param.json")
 	os.WriteFile(param, []byte(`{"paramFlowRules": [{"resource": "q", "paramIdx": 1, "count": 5}]}`), 0o644)
-	checkBadInput(t, out, `reads the trace column "key2"`, "run", "poisson", "--rules", param, "--out", out)
+	checkBadInput(t, out, `reads the trace column "key2", which these arrivals lack (key columns: none); add a key2 column`, "run", "poisson", "--rules", param, "--out", out)
+	// A zone keyed on the client address reads ip: "an ip column".
+	perIP := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(perIP, []byte("limit_req_zone $binary_remote_addr zone=a:10m rate=10r/s;\nserver { location / { limit_req zone=a; } }\n"), 0o644)
+	checkBadInput(t, out, `reads the trace column "ip", which these arrivals lack (key columns: none); add an ip column to the trace`, "run", "poisson", "--rules", perIP, "--out", out)
 	if _, stderr, code := binary(t, "rules", "explain", bad); code == 0 || !strings.Contains(stderr, "bad.json:3:") {
 		t.Errorf("rules explain on a bad file: exit %d, stderr %q", code, stderr)
 	}
