@@ -31,7 +31,7 @@ func TestExplainExamples(t *testing.T) {
 			}
 			formats[rules[0].Format] = true
 			var b bytes.Buffer
-			if err := WriteExplain(&b, filepath.ToSlash(f), rules); err != nil {
+			if err := WriteExplain(&b, filepath.ToSlash(f), rules, 0); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", filepath.Base(f)+".golden")

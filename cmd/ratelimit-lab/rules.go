@@ -208,7 +208,7 @@ cannot honour, with the reason.`,
 				if i > 0 {
 					fmt.Fprintln(io.Out)
 				}
-				if err := rules.WriteExplain(io.Out, f, all[i]); err != nil {
+				if err := rules.WriteExplain(io.Out, f, all[i], io.Width); err != nil {
 					return err
 				}
 			}

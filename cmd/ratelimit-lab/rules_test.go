@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 )
@@ -257,6 +258,49 @@ func TestRulesExplainAllOrNothing(t *testing.T) {
 		stdout, stderr, code := binary(t, args...)
 		if code == 0 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit ≠ 0, no stdout, one line", args[2:], code, stdout, stderr)
+		}
+	}
+}
+
+// rules explain fits COLUMNS: at 60 and 80 columns no line of any example's
+// explanation is wider, and a spec broken over lines joins back to the
+// spec the rule becomes.
+func TestRulesExplainFitsColumns(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/rules/*")
+	var args []string
+	var specs []string
+	for _, f := range files {
+		if filepath.Base(f) == "limits.conf" {
+			continue // a fragment nginx.conf includes
+		}
+		rs, err := rules.Load(f, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, f)
+		for _, r := range rs {
+			specs = append(specs, r.Spec)
+		}
+	}
+	for _, cols := range []int{60, 80} {
+		out := runAt(t, cols, append([]string{"rules", "explain"}, args...)...)
+		var got []string
+		lines := strings.Split(out, "\n")
+		for i := 0; i < len(lines); i++ {
+			l := lines[i]
+			if n := utf8.RuneCountInString(l); n > cols {
+				t.Errorf("COLUMNS=%d: a line of %d columns: %q", cols, n, l)
+			}
+			if s, ok := strings.CutPrefix(l, "  spec:  "); ok {
+				for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "         ") {
+					i++
+					s += strings.TrimSpace(lines[i])
+				}
+				got = append(got, s)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(specs, "\n") {
+			t.Errorf("COLUMNS=%d: the specs read back from explain differ:\n%s\nwant\n%s", cols, strings.Join(got, "\n"), strings.Join(specs, "\n"))
 		}
 	}
 }
