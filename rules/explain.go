@@ -7,19 +7,13 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultWidth is the width explain fits when the caller knows none (not a
-// terminal, no $COLUMNS), as the lab's tables.
-const DefaultWidth = 100
-
 // WriteExplain prints what the lab understood of a rules file: each rule,
 // the spec it becomes and every note, in a form a user can copy specs
-// from (`--algo 'SPEC'`). Lines fit width columns (DefaultWidth when 0):
-// text breaks at spaces, a spec after a ',' or a '+', and a continuation
-// is indented under the text it continues.
+// from (`--algo 'SPEC'`). With width > 0 (a terminal, or $COLUMNS) lines
+// fit width columns: text breaks at spaces, a spec after a ',' or a '+',
+// and a continuation is indented under the text it continues. With width
+// 0 (a pipe or a file) every line is whole, one spec a line, for scripts.
 func WriteExplain(w io.Writer, file string, rules []Rule, width int) error {
-	if width <= 0 {
-		width = DefaultWidth
-	}
 	var b strings.Builder
 	line := func(prefix, text string) {
 		for _, l := range wrapText(prefix, text, width) {
@@ -61,7 +55,7 @@ func WriteExplain(w io.Writer, file string, rules []Rule, width int) error {
 // else is left whole. Lines after the first are indented by the prefix's
 // width (2 when the prefix is empty).
 func wrapText(prefix, text string, width int) []string {
-	if utf8.RuneCountInString(prefix+text) <= width {
+	if width <= 0 || utf8.RuneCountInString(prefix+text) <= width {
 		return []string{prefix + text} // as written, spaces and all
 	}
 	indent := utf8.RuneCountInString(prefix)
