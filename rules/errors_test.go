@@ -66,6 +66,30 @@ func TestBadFiles(t *testing.T) {
 	}
 }
 
+// TestNegativeLimitHint: a negative value of a field where 0 is refused
+// too asks for a positive value, never "0 or more"; where 0 is allowed
+// (a ParamFlowRule's count) the hint says 0 or more.
+func TestNegativeLimitHint(t *testing.T) {
+	for _, c := range []struct {
+		name, file, content, want string
+	}{
+		{"FlowRule count", "r.json", `[{"resource": "a", "count": -5}]`, "count: is negative (-5); the reference ignores such a rule, so give a positive value"},
+		{"FlowRule count 0", "r.json", `[{"resource": "a", "count": 0}]`, "count: is 0, which blocks every request"},
+		{"sentinel-go threshold", "r.yaml", "flow:\n  - resource: a\n    threshold: -1\n", "threshold: is negative (-1); the reference ignores such a rule, so give a positive value"},
+		{"traefik average", "t.yml", "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: -1\n", "average: is negative (-1); the reference ignores such a rule, so give a positive value"},
+		{"kong minute", "kong.yaml", "_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n      minute: -3\n", "minute: is negative (-3); the reference ignores such a rule, so give a positive value"},
+		{"kong minute 0", "kong.yaml", "_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n      minute: 0\n", "kong.yaml:5: rate-limiting config field minute: is 0; Kong's schema requires a limit above 0"},
+		{"ParamFlowRule count", "r.json", `{"paramFlowRules": [{"resource": "q", "paramIdx": 0, "count": -1}]}`, "count: is negative (-1); the reference ignores such a rule, so give a value of 0 or more"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse(c.file, []byte(c.content), "")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
 // TestForcedFormat: --rules-format overrides detection, and an unknown one
 // names the choices.
 func TestForcedFormat(t *testing.T) {

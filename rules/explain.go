@@ -4,24 +4,34 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // WriteExplain prints what the lab understood of a rules file: each rule,
 // the spec it becomes and every note, in a form a user can copy specs
-// from (`--algo 'SPEC'`).
-func WriteExplain(w io.Writer, file string, rules []Rule) error {
+// from (`--algo 'SPEC'`). With width > 0 (a terminal, or $COLUMNS) lines
+// fit width columns: text breaks at spaces, a spec after a ',' or a '+',
+// and a continuation is indented under the text it continues. With width
+// 0 (a pipe or a file) every line is whole, one spec a line, for scripts.
+func WriteExplain(w io.Writer, file string, rules []Rule, width int) error {
 	var b strings.Builder
+	line := func(prefix, text string) {
+		for _, l := range wrapText(prefix, text, width) {
+			b.WriteString(l + "\n")
+		}
+	}
 	format := ""
 	if len(rules) > 0 {
 		format = rules[0].Format
 	}
-	fmt.Fprintf(&b, "%s (%s): %d row(s)\n", file, format, len(rules))
+	line("", fmt.Sprintf("%s (%s): %d row(s)", file, format, len(rules)))
 	for _, r := range rules {
-		fmt.Fprintf(&b, "\n%s  [%s]\n", r.Name, r.Source)
+		b.WriteString("\n")
+		line("", fmt.Sprintf("%s  [%s]", r.Name, r.Source))
 		if r.What != "" {
-			fmt.Fprintf(&b, "  rule:  %s\n", r.What)
+			line("  rule:  ", r.What)
 		}
-		fmt.Fprintf(&b, "  spec:  %s\n", r.Spec)
+		line("  spec:  ", r.Spec)
 		var needs []string
 		if len(r.KeyColumns) > 0 {
 			needs = append(needs, "trace column(s) "+strings.Join(r.KeyColumns, ", "))
@@ -30,10 +40,10 @@ func WriteExplain(w io.Writer, file string, rules []Rule) error {
 			needs = append(needs, "response times (rt_ms) or a downstream")
 		}
 		if len(needs) > 0 {
-			fmt.Fprintf(&b, "  needs: %s\n", strings.Join(needs, "; "))
+			line("  needs: ", strings.Join(needs, "; "))
 		}
 		for _, n := range r.Notes {
-			fmt.Fprintf(&b, "  note:  %s\n", n)
+			line("  note:  ", n)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -57,4 +67,73 @@ func WriteFragment(w io.Writer, e *FragmentError) error {
 	fmt.Fprintf(&b, "\nnote:  an include fragment: a zone limits nothing until a limit_req names it, so --rules has no row from this file; %s\n", e.Fix())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrapText breaks prefix+text into lines of at most width columns at
+// spaces; a word wider than a line breaks after a ',' or a '+' (a spec),
+// else is left whole. Lines after the first are indented by the prefix's
+// width (2 when the prefix is empty).
+func wrapText(prefix, text string, width int) []string {
+	if width <= 0 || utf8.RuneCountInString(prefix+text) <= width {
+		return []string{prefix + text} // as written, spaces and all
+	}
+	indent := utf8.RuneCountInString(prefix)
+	if indent == 0 {
+		indent = 2
+	}
+	if indent > width/2 {
+		indent = 2
+	}
+	var lines []string
+	cur := prefix
+	fresh := true // cur holds no word yet
+	add := func(word string) {
+		switch {
+		case fresh:
+			cur += word
+			fresh = false
+		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(word) <= width:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = strings.Repeat(" ", indent) + word
+		}
+	}
+	for _, word := range strings.Fields(text) {
+		room := width - indent
+		if utf8.RuneCountInString(word) <= room {
+			add(word)
+			continue
+		}
+		// A spec: pieces that end after a ',' or a '+', joined up to the
+		// room left on the line.
+		for i, tok := range splitAfter(word, ",+") {
+			switch {
+			case i == 0:
+				add(tok) // after a space, like any word
+			case utf8.RuneCountInString(cur)+utf8.RuneCountInString(tok) <= width:
+				cur += tok
+			default:
+				lines = append(lines, cur)
+				cur = strings.Repeat(" ", indent) + tok
+			}
+		}
+	}
+	return append(lines, cur)
+}
+
+// splitAfter cuts s after each of the runes in seps.
+func splitAfter(s, seps string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		if strings.ContainsRune(seps, r) {
+			out = append(out, s[start:i+len(string(r))])
+			start = i + len(string(r))
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
 }

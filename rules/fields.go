@@ -105,6 +105,17 @@ func (f *fields) nonNegative(key string, def float64) (float64, error) {
 	return x, err
 }
 
+// positive reads a number the lab needs above 0 (a limit): a negative one
+// is refused here with a hint that asks for more than 0; 0 itself is left
+// to the caller, whose error says what 0 would mean.
+func (f *fields) positive(key string, def float64) (float64, error) {
+	x, err := f.num(key, def)
+	if err == nil && x < 0 {
+		err = f.errf(key, "is negative (%v); the reference ignores such a rule, so give a positive value", x)
+	}
+	return x, err
+}
+
 func (f *fields) str(key, def string) (string, error) {
 	v := f.node(key)
 	if v == nil {

@@ -184,6 +184,7 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 			enabled = append(enabled, "filter_enforced is unset or 0%: Envoy counts but lets every request through (shadow); the row shows what it would reject")
 		}
 		r.Notes = append(r.Notes, enabled...)
+		r.DryRun = len(enabled) > 0
 		for _, k := range []string{"local_rate_limit_per_downstream_connection", "always_consume_default_token_bucket", "rate_limited_as_resource_exhausted", "response_headers_to_add", "request_headers_to_add_when_not_enforced", "enable_x_ratelimit_headers", "status", "stage", "vh_rate_limits"} {
 			if m.has(k) {
 				r.Notes = append(r.Notes, fmt.Sprintf("%s: does not change which requests the bucket admits; ignored", k))
@@ -221,6 +222,7 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 			}
 			dr.Notes = append(dr.Notes, "descriptor bucket: the row assumes every request carries this descriptor (the route's rate_limits actions decide that in Envoy)")
 			dr.Notes = append(dr.Notes, enabled...)
+			dr.DryRun = len(enabled) > 0
 			out = append(out, dr)
 		}
 	})
@@ -521,7 +523,11 @@ func (d *doc) traefik(root *yaml.Node) ([]Rule, error) {
 		m := mp(n)
 		if m.str("kind") == "Middleware" {
 			if rl := m.path("spec", "rateLimit"); rl != nil {
-				r, err := d.traefikRule(rl, m.path("metadata", "name").Value)
+				name := "middleware"
+				if nm := m.path("metadata", "name"); nm != nil && nm.Value != "" {
+					name = nm.Value
+				}
+				r, err := d.traefikRule(rl, name, true)
 				if err != nil {
 					return nil, err
 				}
@@ -538,7 +544,7 @@ func (d *doc) traefik(root *yaml.Node) ([]Rule, error) {
 			if rl == nil {
 				continue
 			}
-			r, err := d.traefikRule(rl, name)
+			r, err := d.traefikRule(rl, name, false)
 			if err != nil {
 				return nil, err
 			}
@@ -548,12 +554,16 @@ func (d *doc) traefik(root *yaml.Node) ([]Rule, error) {
 	return out, nil
 }
 
-func (d *doc) traefikRule(n *yaml.Node, name string) (Rule, error) {
+// traefikRule reads one rateLimit; crd says it is a Middleware resource's
+// spec, whose schema refuses a negative burst. As Traefik's ratelimiter
+// (burst := max(config.Burst, 1)), a burst of 0 (or, in the dynamic
+// configuration, below 0) runs as 1; an absent burst is 1 (SetDefaults).
+func (d *doc) traefikRule(n *yaml.Node, name string, crd bool) (Rule, error) {
 	f, err := d.fields(n, "rateLimit")
 	if err != nil {
 		return Rule{}, err
 	}
-	avg, e1 := f.nonNegative("average", 0)
+	avg, e1 := f.positive("average", 0)
 	period, e2 := f.duration("period", time.Second, time.Second)
 	burst, e3 := f.whole("burst", 1)
 	if err := first(e1, e2, e3); err != nil {
@@ -564,8 +574,13 @@ func (d *doc) traefikRule(n *yaml.Node, name string) (Rule, error) {
 		notes = append(notes, "average 0: Traefik applies no rate limit; the row is dropped")
 		return Rule{}, f.errf("average", "is 0, which Traefik reads as no rate limit; give the requests per period")
 	}
+	given := burst
+	if burst < 0 && crd {
+		return Rule{}, f.errf("burst", "is %d; the Middleware schema requires 0 or more (Traefik runs 0 as 1)", burst)
+	}
 	if burst < 1 {
-		return Rule{}, f.errf("burst", "is %d; give at least 1", burst)
+		notes = append(notes, fmt.Sprintf("burst %d: Traefik raises a burst below 1 to 1 (burst := max(burst, 1)), so the row runs burst=1", burst))
+		burst = 1
 	}
 	col := "ip"
 	if sc := f.node("sourceCriterion"); sc != nil {
@@ -584,7 +599,7 @@ func (d *doc) traefikRule(n *yaml.Node, name string) (Rule, error) {
 		notes = append(notes, k+": ignored")
 	}
 	return Rule{
-		Name: name, Source: d.pos(n), What: fmt.Sprintf("rateLimit average=%s period=%v burst=%d", fmtNum(avg), period, burst),
+		Name: name, Source: d.pos(n), What: fmt.Sprintf("rateLimit average=%s period=%v burst=%d", fmtNum(avg), period, given),
 		Spec:  spec("traefik", "average", fmtNum(avg), "period", fmtDur(period), "burst", strconv.FormatInt(burst, 10), "key", col),
 		Notes: notes, KeyColumns: []string{col},
 	}, nil
@@ -632,9 +647,12 @@ func (d *doc) kongRule(n *yaml.Node, label string) (Rule, error) {
 			f.node(unit)
 			continue
 		}
-		v, err := f.nonNegative(unit, 0)
+		v, err := f.positive(unit, 0)
 		if err != nil {
 			return Rule{}, err
+		}
+		if v == 0 {
+			return Rule{}, f.errf(unit, "is 0; Kong's schema requires a limit above 0, so give a positive value or remove %s", unit)
 		}
 		any = true
 		kv = append(kv, unit, fmtNum(v))

@@ -327,12 +327,15 @@ func parseNginx(name string, data []byte) ([]Rule, error) {
 		if err != nil {
 			return err
 		}
-		if prev, ok := bySpec[r.Spec]; ok {
+		// A dry-run location never shares a row with an enforcing one:
+		// nginx lets all of it through.
+		k := fmt.Sprintf("%t %s", r.DryRun, r.Spec)
+		if prev, ok := bySpec[k]; ok {
 			prev.names = append(prev.names, label)
 			return nil
 		}
 		x := &row{names: []string{label}, rule: r}
-		bySpec[r.Spec] = x
+		bySpec[k] = x
 		rows = append(rows, x)
 		return nil
 	}
@@ -620,6 +623,7 @@ func parseRate(s string) (int64, error) {
 // nginxRow builds the chain of one location's limit_req directives.
 func nginxRow(label string, conf limitConf, zones map[string]*zone) (Rule, error) {
 	var stages, what, notes, keys []string
+	delays := false // a stage delays some requests (burst without nodelay)
 	for _, d := range conf.limits {
 		var zn, burst, delay string
 		nodelay := false
@@ -664,6 +668,11 @@ func nginxRow(label string, conf limitConf, zones map[string]*zone) (Rule, error
 		if delay != "" && delay != "0" {
 			kv = append(kv, "delay", delay)
 		}
+		if b, _ := strconv.Atoi(burst); b > 0 && !nodelay {
+			if dl, _ := strconv.Atoi(delay); dl < b {
+				delays = true
+			}
+		}
 		kv = append(kv, "zone", z.size, "key", z.key)
 		stages = append(stages, spec("nginx-limit-req", kv...))
 		what = append(what, fmt.Sprintf("limit_req zone=%s (%s)", zn, d.pos()))
@@ -678,7 +687,11 @@ func nginxRow(label string, conf limitConf, zones map[string]*zone) (Rule, error
 		notes = append(notes, fmt.Sprintf("limit_req_status %s: the status of a rejection; decisions are the same", conf.status))
 	}
 	if conf.dryRun == "on" {
-		notes = append(notes, "limit_req_dry_run on: nginx lets every request through; the row shows what it would reject (the zone is accounted as usual)")
+		n := "limit_req_dry_run on: nginx lets every request through; the row shows what it would reject (the zone is accounted as usual)"
+		if delays {
+			n += "; a request the row delays passes at once"
+		}
+		notes = append(notes, n)
 	}
 	if len(stages) > 1 {
 		notes = append(notes, "several limit_req in one location: earlier zones only check, a rejection anywhere charges nothing, the delay is the largest")
@@ -687,5 +700,5 @@ func nginxRow(label string, conf limitConf, zones map[string]*zone) (Rule, error
 	if len(conf.limits) > 0 {
 		src = conf.limits[0].pos()
 	}
-	return Rule{Name: label, Source: src, What: strings.Join(what, " + "), Spec: strings.Join(stages, "+"), Notes: notes, KeyColumns: keys}, nil
+	return Rule{Name: label, Source: src, What: strings.Join(what, " + "), Spec: strings.Join(stages, "+"), Notes: notes, KeyColumns: keys, DryRun: conf.dryRun == "on"}, nil
 }

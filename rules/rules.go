@@ -47,6 +47,11 @@ type Rule struct {
 	// NeedsResponses is set when the spec needs response times in the
 	// trace (a thread count, a circuit breaker, a system rule on RT).
 	NeedsResponses bool
+	// DryRun is set when the reference lets every request through and
+	// only accounts (nginx limit_req_dry_run on, an Envoy filter that is
+	// not enforced): the row shows what it would reject. Such a rule
+	// never shares a row with an enforcing one.
+	DryRun bool
 }
 
 // Formats lists the formats Load understands, for --rules-format.
@@ -91,6 +96,9 @@ func Parse(name string, data []byte, format string) ([]Rule, error) {
 			return nil, err
 		}
 		root := all[0]
+		if format == "spring" || format == "resilience4j" {
+			root = springView(root) // Spring Boot's dotted and relaxed keys
+		}
 		d := &doc{file: name, all: all}
 		switch format {
 		case "sentinel":
@@ -117,12 +125,27 @@ func Parse(name string, data []byte, format string) ([]Rule, error) {
 		return nil, err
 	}
 	if len(rules) == 0 {
-		return nil, fmt.Errorf("%s: no rate-limiting rule found in this %s file; check that it is the right file (ratelimit-lab rules explain %s shows what is read)", name, format, name)
+		return nil, fmt.Errorf("%s: no rate-limiting rule found in this %s file, where the lab reads %s; check that it is the right file, or name its format with --rules-format", name, format, formatReads[format])
 	}
 	for i := range rules {
 		rules[i].Format = format
 	}
 	return rules, nil
+}
+
+// formatReads says where each format's rules are, for the error when a
+// file has none.
+var formatReads = map[string]string{
+	"sentinel":        "FlowRule, DegradeRule, ParamFlowRule and SystemRule objects (a list or {\"flowRules\": [...], ...})",
+	"sentinel-go":     "flow, isolation, hotspot, circuitbreaker and system rules",
+	"nginx":           "limit_req in http, server and location blocks (with the limit_req_zone it names)",
+	"ingress-nginx":   "an Ingress's nginx.ingress.kubernetes.io/limit-rps, limit-rpm and limit-connections annotations",
+	"envoy-local":     "a local_ratelimit filter's token_bucket and descriptors",
+	"envoy-ratelimit": "descriptors with a rate_limit",
+	"spring":          "RequestRateLimiter filters under spring.cloud.gateway routes and default-filters, and resilience4j.ratelimiter.instances",
+	"traefik":         "rateLimit middlewares (http.middlewares.NAME.rateLimit, or a Middleware's spec.rateLimit)",
+	"kong":            "rate-limiting plugins (top level, or under services and routes)",
+	"resilience4j":    "resilience4j.ratelimiter.instances (dotted keys such as resilience4j.ratelimiter.instances.NAME.limit-for-period too)",
 }
 
 // Detect names the format of a rules file from its content.
@@ -193,11 +216,11 @@ func detectTree(root *yaml.Node) string {
 		return "ingress-nginx"
 	case m.has("domain") && m.has("descriptors"):
 		return "envoy-ratelimit"
-	case m.has("resilience4j"):
+	case hasTopKey(m, "resilience4j"):
 		return "resilience4j"
-	case m.has("spring"):
+	case hasTopKey(m, "spring"):
 		return "spring"
-	case m.has("http") && mp(m.get("http")).has("middlewares"):
+	case m.has("http") && mp(m.get("http")).has("middlewares"), isTraefikMiddleware(m):
 		return "traefik"
 	case m.has("_format_version") || ((m.has("services") || m.has("routes") || m.has("plugins")) && bytes.Contains(nodeText(root), []byte("rate-limiting"))):
 		return "kong"
@@ -208,6 +231,14 @@ func detectTree(root *yaml.Node) string {
 		return f
 	}
 	return ""
+}
+
+// isTraefikMiddleware is true for a Kubernetes Middleware resource of
+// Traefik's CRDs (traefik.io/v1alpha1, or traefik.containo.us/v1alpha1
+// before Traefik 3).
+func isTraefikMiddleware(m mapping) bool {
+	api, _, _ := strings.Cut(m.str("apiVersion"), "/")
+	return m.str("kind") == "Middleware" && (api == "traefik.io" || api == "traefik.containo.us")
 }
 
 // detectRuleObject tells a lone Sentinel rule (Java or Go) by its fields.

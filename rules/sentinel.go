@@ -206,7 +206,7 @@ func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 	}
 	row := rr.get(res, d.pos(n))
 	grade, e1 := f.choice("grade", 1, 0, "THREAD", "QPS")
-	count, e2 := f.nonNegative("count", 0)
+	count, e2 := f.positive("count", 0)
 	strategy, e3 := f.choice("strategy", 0, 0, "DIRECT", "RELATE", "CHAIN")
 	ref, e4 := f.str("refResource", "")
 	behavior, e5 := f.whole("controlBehavior", 0)

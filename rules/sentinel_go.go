@@ -85,7 +85,7 @@ func (d *doc) goFlow(n *yaml.Node, rr *resourceRows) error {
 	row := rr.get(res, d.pos(n))
 	tcs, e1 := f.choice("tokenCalculateStrategy", 0, 0, "Direct", "WarmUp", "MemoryAdaptive")
 	cb, e2 := f.choice("controlBehavior", 0, 0, "Reject", "Throttling")
-	thr, e3 := f.nonNegative("threshold", 0)
+	thr, e3 := f.positive("threshold", 0)
 	rel, e4 := f.choice("relationStrategy", 0, 0, "CurrentResource", "AssociatedResource")
 	ref, e5 := f.str("refResource", "")
 	queue, e6 := f.whole("maxQueueingTimeMs", 0)

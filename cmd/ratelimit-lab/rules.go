@@ -71,17 +71,23 @@ func loadRules(f, format string) ([]rules.Rule, error) {
 }
 
 // ruleRows turns rules into specs and row labels: rules with the same spec
-// share one row, labelled with every name.
+// share one row (the lab runs each limiter once), labelled with every
+// name; a dry-run rule's name says "(dry run)", since the reference lets
+// all of it through and the row shows what it would reject.
 func ruleRows(rs []rules.Rule) (specs, labels []string) {
 	at := map[string]int{}
 	for _, r := range rs {
+		name := r.Name
+		if r.DryRun {
+			name += " (dry run)"
+		}
 		if i, ok := at[r.Spec]; ok {
-			labels[i] += ", " + r.Name
+			labels[i] += ", " + name
 			continue
 		}
 		at[r.Spec] = len(specs)
 		specs = append(specs, r.Spec)
-		labels = append(labels, r.Name)
+		labels = append(labels, name)
 	}
 	return specs, labels
 }
@@ -123,11 +129,20 @@ func checkRuleNeeds(rs []rules.Rule, s *source) error {
 				if len(cols) > 0 {
 					has = strings.Join(cols, ", ")
 				}
-				return fmt.Errorf("rule %q (%s) reads the trace column %q, which these arrivals lack (key columns: %s); add a %s column to the trace, or pick it with --key", r.Name, r.Source, c, has, c)
+				return fmt.Errorf("rule %q (%s) reads the trace column %q, which these arrivals lack (key columns: %s); add %s %s column to the trace, or pick it with --key", r.Name, r.Source, c, has, article(c), c)
 			}
 		}
 	}
 	return nil
+}
+
+// article is "an" before a column name that starts with a vowel (an ip
+// column), else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // labelRows names the result's rows after their rules (the rows from
@@ -162,7 +177,8 @@ Formats, detected from the content (--rules-format to force one):
   spring           Spring Cloud Gateway application.yml (RequestRateLimiter)
   traefik          Traefik dynamic configuration (rateLimit middlewares)
   kong             Kong declarative configuration (rate-limiting plugin)
-  resilience4j     resilience4j.ratelimiter.instances in application.yml`,
+  resilience4j     resilience4j.ratelimiter.instances in application.yml
+                   (dotted and kebab-case keys too)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -179,6 +195,9 @@ cannot honour, with the reason.`,
   ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Every file is read and checked before anything is printed:
+			// a bad file leaves no half-written explanation.
+			all := make([][]rules.Rule, len(args))
 			for i, f := range args {
 				rs, err := loadRules(f, format)
 				var frag *rules.FragmentError
@@ -196,10 +215,13 @@ cannot honour, with the reason.`,
 				if err != nil {
 					return err
 				}
+				all[i] = rs
+			}
+			for i, f := range args {
 				if i > 0 {
 					fmt.Fprintln(io.Out)
 				}
-				if err := rules.WriteExplain(io.Out, f, rs); err != nil {
+				if err := rules.WriteExplain(io.Out, f, all[i], io.Width); err != nil {
 					return err
 				}
 			}

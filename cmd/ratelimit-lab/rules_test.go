@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 )
@@ -125,7 +126,11 @@ func TestRulesBadInput(t *testing.T) {
 	// A param rule reads key column key2 (paramIdx 1).
 	param := filepath.Join(dir, "param.json")
 	os.WriteFile(param, []byte(`{"paramFlowRules": [{"resource": "q", "paramIdx": 1, "count": 5}]}`), 0o644)
-	checkBadInput(t, out, `reads the trace column "key2"`, "run", "poisson", "--rules", param, "--out", out)
+	checkBadInput(t, out, `reads the trace column "key2", which these arrivals lack (key columns: none); add a key2 column`, "run", "poisson", "--rules", param, "--out", out)
+	// A zone keyed on the client address reads ip: "an ip column".
+	perIP := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(perIP, []byte("limit_req_zone $binary_remote_addr zone=a:10m rate=10r/s;\nserver { location / { limit_req zone=a; } }\n"), 0o644)
+	checkBadInput(t, out, `reads the trace column "ip", which these arrivals lack (key columns: none); add an ip column to the trace`, "run", "poisson", "--rules", perIP, "--out", out)
 	if _, stderr, code := binary(t, "rules", "explain", bad); code == 0 || !strings.Contains(stderr, "bad.json:3:") {
 		t.Errorf("rules explain on a bad file: exit %d, stderr %q", code, stderr)
 	}
@@ -252,4 +257,99 @@ func TestExplainNginxFragment(t *testing.T) {
 	o := filepath.Join(dir, "out")
 	checkBadInput(t, o, "limits.conf: defines 3 limit_req_zone (perip, perserver, login) and no limit_req, so no rule: it is an include fragment; give the file that includes it instead (../../examples/rules/nginx.conf)",
 		"run", "poisson", "--rules", "../../examples/rules/limits.conf", "--out", o)
+}
+
+// A dry-run rule that makes the decisions of an enforcing one shares its
+// run row (the lab runs each limiter once), and the row's label says which
+// location is the dry run.
+func TestRuleRowsDryRunLabel(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "nginx.conf")
+	os.WriteFile(conf, []byte("http {\nlimit_req_zone $binary_remote_addr zone=a:10m rate=10r/s;\nserver { server_name s;\n location / { limit_req zone=a burst=5; }\n location = /x { limit_req zone=a burst=5; limit_req_dry_run on; }\n location /y { limit_req zone=a; limit_req_dry_run on; }\n}\n}\n"), 0o644)
+	rs, err := rules.Load(conf, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, labels := ruleRows(rs)
+	if got, want := strings.Join(labels, "|"), "s location /, s location = /x (dry run)|s location /y (dry run)"; got != want {
+		t.Errorf("row labels %q, want %q", got, want)
+	}
+}
+
+// An error's suggested fix is never the command that just failed: a file
+// with no rule of its format, explained or run, says where the lab looks.
+func TestRulesNoRuleFixIsNotTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "application.yml")
+	os.WriteFile(f, []byte("resilience4j.ratelimiter:\n  configs:\n    default:\n      limit-for-period: 5\n"), 0o644)
+	for _, args := range [][]string{
+		{"rules", "explain", f},
+		{"rules", "explain", "--rules-format", "resilience4j", f},
+		{"run", "poisson", "--rules", f, "--out", filepath.Join(dir, "out")},
+	} {
+		_, stderr, code := binary(t, args...)
+		if code == 0 || !strings.Contains(stderr, "no rate-limiting rule found in this resilience4j file, where the lab reads resilience4j.ratelimiter.instances") || strings.Contains(stderr, "rules explain") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// rules explain reads and checks every file before it prints anything: a
+// bad file after a good one leaves stdout empty, with the one-line error.
+func TestRulesExplainAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "neg.json")
+	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": -1}\n]\n"), 0o644)
+	for _, args := range [][]string{
+		{"rules", "explain", "../../examples/rules/kong.yaml", bad},
+		{"rules", "explain", "../../examples/rules/kong.yaml", "../../examples/rules/nginx.conf", filepath.Join(dir, "missing.yaml")},
+	} {
+		stdout, stderr, code := binary(t, args...)
+		if code == 0 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "ratelimit-lab: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit ≠ 0, no stdout, one line", args[2:], code, stdout, stderr)
+		}
+	}
+}
+
+// rules explain fits COLUMNS: at 60 and 80 columns no line of any example's
+// explanation is wider, and a spec broken over lines joins back to the
+// spec the rule becomes.
+func TestRulesExplainFitsColumns(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/rules/*")
+	var args []string
+	var specs []string
+	for _, f := range files {
+		if filepath.Base(f) == "limits.conf" {
+			continue // a fragment nginx.conf includes
+		}
+		rs, err := rules.Load(f, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, f)
+		for _, r := range rs {
+			specs = append(specs, r.Spec)
+		}
+	}
+	for _, cols := range []int{60, 80} {
+		out := runAt(t, cols, append([]string{"rules", "explain"}, args...)...)
+		var got []string
+		lines := strings.Split(out, "\n")
+		for i := 0; i < len(lines); i++ {
+			l := lines[i]
+			if n := utf8.RuneCountInString(l); n > cols {
+				t.Errorf("COLUMNS=%d: a line of %d columns: %q", cols, n, l)
+			}
+			if s, ok := strings.CutPrefix(l, "  spec:  "); ok {
+				for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "         ") {
+					i++
+					s += strings.TrimSpace(lines[i])
+				}
+				got = append(got, s)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(specs, "\n") {
+			t.Errorf("COLUMNS=%d: the specs read back from explain differ:\n%s\nwant\n%s", cols, strings.Join(got, "\n"), strings.Join(specs, "\n"))
+		}
+	}
 }
