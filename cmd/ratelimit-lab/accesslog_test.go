@@ -65,3 +65,29 @@ func TestAccessLogBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A run whose limits all come from --rules has no scenario limit: the
+// context line (terminal, report.html, and report's page rebuilt from the
+// files) says so instead of "limit 0/s", and summary.json's limit is null.
+func TestRunWithoutScenarioLimit(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := binary(t, "run", "--trace", "../../scenarios/examples/access.log", "--key", "ip",
+		"--rules", "../../examples/rules/nginx.conf", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	page := filepath.Join(dir, "again.html")
+	if _, stderr, code := binary(t, "report", out, "--out", page); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	for name, text := range map[string]string{"stdout": stdout, "report.html": string(readFile(t, filepath.Join(out, "report.html"))),
+		"report's page": string(readFile(t, page))} {
+		if !strings.Contains(text, "limits per row") || strings.Contains(text, "limit 0/s") {
+			t.Errorf("%s: the context line lacks %q or says limit 0/s", name, "limits per row")
+		}
+	}
+	if sum := string(readFile(t, filepath.Join(out, "summary.json"))); !strings.Contains(sum, `"limit": null,`) {
+		t.Errorf("summary.json's limit is not null:\n%s", firstLines([]byte(sum), 3))
+	}
+}
