@@ -202,13 +202,23 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 	first := firstLine(in.br)
 	if format == FormatAuto {
 		format = DetectFormat(first)
-		if format == "" {
+		switch {
+		case format != "":
+		case bytes.ContainsAny(first, "[\"{"):
+			return nil, fmt.Errorf("%s:1: cannot tell the trace's format from its first line %q; give --trace-format csv, combined, common or jsonl", name, clip(string(first)))
+		case o.TimeField != "":
+			// Only a JSON-lines log has a time field: its parser says
+			// what is wrong with the line.
+			format = FormatJSONL
+		case len(o.Keys) > 0 || o.User != "":
+			// Only an access log has --key and --user fields: a first
+			// line that is not a log line (nor t_ms, nor JSON) gets the
+			// log parser's error, with its line.
+			format = FormatCombined
+		default:
 			// A first line that does not look like a log line (no quote,
 			// bracket or brace: an empty file, a bare timestamp, a wrong
 			// header) gets the CSV reader's own explanation.
-			if bytes.ContainsAny(first, "[\"{") {
-				return nil, fmt.Errorf("%s:1: cannot tell the trace's format from its first line %q; give --trace-format csv, combined, common or jsonl", name, clip(string(first)))
-			}
 			format = FormatCSV
 		}
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,7 @@ func TestClientsYAML(t *testing.T) {
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\nclients: {timeout: 1s}\n", "clients: needs a downstream"},
 		{base + "clients: {timeout: 1s, budget: {ratio: -1}}\n", "budget ratio -1 is out of range"},
 		{base + "clients: {users: 10}\n", "clients users need a think time"},
+		{base + "clients: {users: 10, think: 0s}\n", "c.yaml:5: clients think 0s is not positive: a user without a pause"},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {service: 10ms, phases: [{from: 0s, to: 1s, servers: 0}]}\n", "downstream phase: servers 0 is out of range"},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: ps, service: 10ms, phases: [{from: 0s, to: 1s, servers: 2}]}\n", "sets servers, which applies to discipline: fifo"},
 		{base + "clients: {think: 1s}\n", "clients think applies to a closed population"},
@@ -74,6 +76,39 @@ func TestClientsYAML(t *testing.T) {
 		_, err := Parse([]byte(tc.yaml), "c.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// The hint for a numeric key given a value that is not a number is a value
+// the key accepts: written back into the file, it parses.
+func TestNumberHintsAreValid(t *testing.T) {
+	re := regexp.MustCompile(`write e\.g\. ([A-Za-z]+): (\S+)$`)
+	base := "limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\n"
+	for _, tc := range []struct{ file, key string }{
+		{base + "downstream: {servers: 1, service: 10ms}\nclients:\n  timeout: 1s\n  retries: BAD\n", "retries"},
+		{base + "downstream: {servers: 1, service: 10ms}\nclients:\n  users: BAD\n  think: 1s\n", "users"},
+		{base + "downstream: {servers: BAD, service: 10ms}\n", "servers"},
+		{base + "downstream: {servers: 1, service: 10ms, phases: [{from: 0s, to: 1s, errors: BAD}]}\n", "errors"},
+		{base + "downstream: {servers: 1, service: 10ms, io: BAD}\n", "io"},
+		{base + "downstream: {discipline: ps, service: 10ms, kappa: BAD}\n", "kappa"},
+		{base + "downstream: {servers: 1, service: 10ms}\nclients:\n  timeout: 1s\n  budget: {ratio: BAD}\n", "ratio"},
+		{"limit: BAD\nduration: 1s\nphases: [{type: constant, rate: 5}]\n", "limit"},
+		{"limit: 10\nduration: 1s\nphases: [{type: burst, start: 0s, count: BAD}]\n", "count"},
+	} {
+		for _, bad := range []string{`"three"`, "three"} {
+			_, err := Parse([]byte(strings.Replace(tc.file, "BAD", bad, 1)), "h.yaml")
+			if err == nil {
+				t.Fatalf("%s: %s accepted", tc.key, bad)
+			}
+			m := re.FindStringSubmatch(err.Error())
+			if m == nil || m[1] != tc.key {
+				t.Errorf("%s: %s: %v, want a hint \"write e.g. %s: N\"", tc.key, bad, err, tc.key)
+				continue
+			}
+			if _, err := Parse([]byte(strings.Replace(tc.file, "BAD", m[2], 1)), "h.yaml"); err != nil {
+				t.Errorf("%s: the hint %s: %s is refused: %v", tc.key, m[1], m[2], err)
+			}
 		}
 	}
 }

@@ -244,14 +244,17 @@ func (p *parser) decodeError(err error) error {
 			}
 		}
 		switch {
+		case goType == "float64" || goType == "uint64" || goType == "int64":
+			kind := map[string]string{"float64": "a number", "uint64": "a whole number of 0 or more", "int64": "a whole number"}[goType]
+			ex := numberExamples[key]
+			if ex == "" {
+				ex = map[string]string{"float64": "100 or 1.5", "uint64": "1", "int64": "1"}[goType]
+			} else {
+				ex = key + ": " + ex
+			}
+			return p.errAt(line, "%s: %s is not %s; write e.g. %s", subject, what, kind, ex)
 		case goType == "time.Duration":
 			return p.errAt(line, "%s: %s is not a duration; write a Go duration with a unit, e.g. 800ms, 1s or 1m30s", subject, what)
-		case goType == "float64":
-			return p.errAt(line, "%s: %s is not a number; write a number, e.g. 100 or 1.5", subject, what)
-		case goType == "uint64":
-			return p.errAt(line, "%s: %s is not a whole number of 0 or more; write e.g. 1", subject, what)
-		case goType == "int64":
-			return p.errAt(line, "%s: %s is not a whole number; write e.g. 500", subject, what)
 		case goType == "string":
 			return p.errAt(line, "%s: %s is not text; write a single value on the line", subject, what)
 		case goType == "[]string":
@@ -276,6 +279,15 @@ func (p *parser) decodeError(err error) error {
 		return p.errAt(line, "%s; see docs/scenarios.md for the format", m[2])
 	}
 	return p.errAt(0, "%s; see docs/scenarios.md for the format", e)
+}
+
+// numberExamples are valid values of the numeric keys, for the hint of a
+// value that is not a number: each within its key's range (retries 0–100,
+// a share 0–1).
+var numberExamples = map[string]string{
+	"limit": "100", "rate": "100", "startRate": "10", "target": "100", "count": "500", "seed": "1",
+	"users": "50", "retries": "3", "ratio": "0.1", "max": "10", "servers": "4", "io": "0.5",
+	"cores": "4", "kappa": "0.01", "errors": "0.1", "priority": "0.1", "s": "1.1",
 }
 
 // findValue finds, in the tree under n, the key whose value starts on line

@@ -61,8 +61,11 @@ func (p *parser) clients(r *rawClients, s *Scenario) error {
 			return p.errAt(line("users"), "clients users %d is out of range; write 1 to 1000000, e.g. users: 50", *r.Users)
 		}
 		c.Users = int(*r.Users)
-		if r.Think == nil || *r.Think <= 0 {
+		switch {
+		case r.Think == nil:
 			return p.errAt(line("users"), "clients users need a think time; add think: 100ms (the mean pause between a user's requests)")
+		case *r.Think <= 0:
+			return p.errAt(line("think"), "clients think %v is not positive: a user without a pause would send its next request the instant it has an answer; write e.g. think: 100ms (the mean pause between a user's requests)", *r.Think)
 		}
 		c.Think = *r.Think
 	} else if r.Think != nil {

@@ -532,3 +532,65 @@ func TestTriggerThatNeverEnds(t *testing.T) {
 		})
 	}
 }
+
+// The run is the span of the traffic: a retry whose backoff ends at or
+// after the run's end is not sent, and is counted as dropped; the totals
+// then depend on the backoff. concurrency:limit=1 in front of one 10 ms
+// server, a run of 50 ms: request 0 passes at 0, request 1 at 1 ms is
+// blocked and retries after the backoff (base, then 2·base).
+func TestRetriesNotSentAfterTheEnd(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		base                              time.Duration
+		arrived, passed, retries, dropped int64
+	}{
+		{base: 5 * ms, arrived: 4, passed: 2, retries: 2},              // 6 ms blocked, 16 ms passes
+		{base: 30 * ms, arrived: 3, passed: 2, retries: 1},             // 31 ms passes
+		{base: 49 * ms, arrived: 2, passed: 1, retries: 0, dropped: 1}, // 50 ms: the end
+		{base: time.Hour, arrived: 2, passed: 1, retries: 0, dropped: 1},
+	} {
+		lim, _ := algorithms.New("concurrency:limit=1", 0)
+		cfg := cfgFor(50 * ms)
+		cl := &scenarios.Clients{Retries: 100, RetryOnReject: true, RetryOnError: true, Backoff: scenarios.Backoff{Base: c.base, Cap: 1000 * time.Hour}}
+		cfg.Downstream = &scenarios.Downstream{Servers: 1, Service: 10 * ms, Clients: cl}
+		res, err := Run(context.Background(), &sliceStream{arr: at(0, ms)}, []algorithms.Limiter{lim}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := res.Algorithms[0]
+		ch := a.Chain
+		if a.Arrived != c.arrived || a.Passed != c.passed || ch.Retries != c.retries || ch.RetriesDroppedAtEnd != c.dropped {
+			t.Errorf("base %v: arrived %d passed %d retries %d dropped %d, want %d %d %d %d", c.base,
+				a.Arrived, a.Passed, ch.Retries, ch.RetriesDroppedAtEnd, c.arrived, c.passed, c.retries, c.dropped)
+		}
+		if res.End != cfg.End {
+			t.Errorf("base %v: the run ends at %v, want %v", c.base, res.End, cfg.End)
+		}
+		for i, b := range a.Bins {
+			if from := res.Start + time.Duration(i)*res.Bin; from >= cfg.End && b.Arrived > 0 {
+				t.Errorf("base %v: %d arrivals in the bin at %v, after the end", c.base, b.Arrived, from)
+			}
+		}
+	}
+}
+
+// A closed user whose retry would come after the end sends nothing more:
+// one user, a server that fails everything, retries after an hour. The
+// user's first request fails, its retry is dropped, and no next request
+// follows within the run.
+func TestClosedUserWaitsForItsDroppedRetry(t *testing.T) {
+	lim, _ := algorithms.New("none", 0)
+	cfg := cfgFor(time.Second)
+	cfg.Downstream = &scenarios.Downstream{Servers: 1, Service: 10 * time.Millisecond, Seed: 3,
+		Phases: []scenarios.DownstreamPhase{{From: 0, To: time.Hour, Service: 10 * time.Millisecond, Errors: 1}},
+		Clients: &scenarios.Clients{Users: 1, Think: time.Microsecond, Retries: 3, RetryOnError: true,
+			Backoff: scenarios.Backoff{Base: time.Hour, Cap: time.Hour}}}
+	res, err := Run(context.Background(), &sliceStream{}, []algorithms.Limiter{lim}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Algorithms[0]
+	if a.Arrived != 1 || a.Chain.Retries != 0 || a.Chain.RetriesDroppedAtEnd != 1 {
+		t.Errorf("arrived %d retries %d dropped %d, want 1 0 1", a.Arrived, a.Chain.Retries, a.Chain.RetriesDroppedAtEnd)
+	}
+}

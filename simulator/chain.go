@@ -131,13 +131,17 @@ type chainUnit struct {
 
 	// Retries (retry.go): the clients, their attempts in flight, the
 	// budget, and where finished retry attempts go.
-	clients   *scenarios.Clients
-	seed      uint64
-	retries   []outcome
-	freeRty   []int32
-	tokens    float64
-	outRetry  func(*outcome)
-	closedEnd time.Duration // closed users send nothing at or after it
+	clients  *scenarios.Clients
+	seed     uint64
+	retries  []outcome
+	freeRty  []int32
+	tokens   float64
+	outRetry func(*outcome)
+	// runEnd is the end of the run in true time: no attempt is sent at or
+	// after it, neither a retry (counted in endDropped) nor a closed
+	// user's next request.
+	runEnd     time.Duration
+	endDropped int64
 	// onExit, if set, sees every response at its true exit, in clock
 	// order (render_adaptive.go's per-bin RT p99).
 	onExit func(exit, rt time.Duration)

@@ -211,6 +211,7 @@ func (c *chainStats) result(lo, hi int64, a *accumulator, runEnd time.Duration) 
 		Responses: u.respond, Completed: c.completed, Errors: c.errors, Timeouts: c.timeouts,
 		Breaker: c.breaker, Transitions: u.transitions, Probes: u.probes,
 		Retries: c.retries, Goodput: c.completed - c.errors,
+		RetriesDroppedAtEnd: u.endDropped,
 	}
 	q3 := c.rt.quantiles(50, 90, 99, 99.9)
 	r.RTP90, r.RTP999 = q3[1], q3[3]

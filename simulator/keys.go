@@ -306,6 +306,12 @@ type TopKey struct {
 	Stat KeyStat
 }
 
+// TopPctKeys is how many keys "the top 1%" of TopRejected's share is: 1%
+// of the distinct keys, rounded up, and at least one.
+func (k *KeyResult) TopPctKeys() int {
+	return max(1, int((k.DistinctKeys+99)/100))
+}
+
 // TopRejected returns the n keys with the most rejections (ties: the
 // key seen first), and the share of all rejections taken by the top 1% of
 // the distinct keys (at least one key).
@@ -321,7 +327,7 @@ func (k *KeyResult) TopRejected(n int) (top []TopKey, topPctShare float64) {
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Stat.Rejected > all[j].Stat.Rejected })
 	if total > 0 {
-		onePct := max(1, int((k.DistinctKeys+99)/100))
+		onePct := k.TopPctKeys()
 		var sum int64
 		for i := 0; i < onePct && i < len(all); i++ {
 			sum += int64(all[i].Stat.Rejected)

@@ -48,6 +48,7 @@ func TestRetryStormKeepsBoundedState(t *testing.T) {
 		none, _ := algorithms.New("none", 0)
 		u := newChainUnit(none, sc.Downstream, false, func(*outcome) {})
 		u.outRetry = func(*outcome) {}
+		u.startUsers(sc.Duration)
 		var k keptState
 		for seq := int64(0); ; seq++ {
 			a, ok := src.Next()

@@ -122,6 +122,16 @@ func (n jsonNum) MarshalJSON() ([]byte, error) {
 	return []byte(n), nil
 }
 
+// scenarioLimit is summary.json's limit: null when the run has no
+// scenario limit (a trace whose rows take their limits from --rules or
+// their specs).
+func scenarioLimit(limit float64) jsonNum {
+	if limit == 0 {
+		return ""
+	}
+	return jsonNum(fmtExact(limit))
+}
+
 type summaryJSON struct {
 	Scenario   string          `json:"scenario"`
 	Limit      jsonNum         `json:"limit"`
@@ -176,7 +186,7 @@ func passRatio(passed, arrived int64) float64 {
 func WriteSummaryJSON(w io.Writer, r *Result) error {
 	s := summaryJSON{
 		Scenario:   r.Scenario,
-		Limit:      jsonNum(fmtExact(r.Limit)),
+		Limit:      scenarioLimit(r.Limit),
 		BinMs:      jsonNum(fmtMs(r.Bin)),
 		WindowMs:   jsonNum(fmtMs(r.Window)),
 		DurationMs: jsonNum(fmtMs(r.End - r.Start)),

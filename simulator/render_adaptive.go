@@ -84,11 +84,13 @@ func (p *binP99) flush(acc *accumulator) {
 }
 
 // adaptiveSummaryJS is what summary.json adds for every evented row: the
-// goodput, the retries and the attempts per request, more RT
+// goodput, the retries (sent, and not sent for the run's end) and the
+// attempts per request, more RT
 // percentiles, and the recovery time after the downstream's first phase.
 type adaptiveSummaryJS struct {
 	Goodput           int64   `json:"goodput"`
 	Retries           int64   `json:"retries"`
+	RetriesDropped    int64   `json:"retries_dropped_at_end"`
 	AttemptsPerReq    jsonNum `json:"attempts_per_request"`
 	RTP90Ms           jsonNum `json:"rt_p90_ms"`
 	RTP999Ms          jsonNum `json:"rt_p999_ms"`
@@ -98,7 +100,7 @@ type adaptiveSummaryJS struct {
 }
 
 func adaptiveSummary(c *ChainResult) *adaptiveSummaryJS {
-	js := &adaptiveSummaryJS{Goodput: c.Goodput, Retries: c.Retries,
+	js := &adaptiveSummaryJS{Goodput: c.Goodput, Retries: c.Retries, RetriesDropped: c.RetriesDroppedAtEnd,
 		RTP90Ms: jsonNum(fmtMs(c.RTP90)), RTP999Ms: jsonNum(fmtMs(c.RTP999)), RecoveryTriggered: c.Trigger}
 	if c.Requests > 0 {
 		js.AttemptsPerReq = jsonNum(fmtRatio(float64(c.Requests+c.Retries) / float64(c.Requests)))

@@ -110,6 +110,11 @@ type ChainResult struct {
 	// RTP999 complete the RT percentiles.
 	Retries, Goodput int64
 	RTP90, RTP999    time.Duration
+	// RetriesDroppedAtEnd counts the retries the clients would have sent
+	// at or after the end of the run: they are not sent (the run is the
+	// span of the traffic), and their requests keep the outcome of their
+	// last attempt.
+	RetriesDroppedAtEnd int64
 	// Adaptive is true when the row has an adaptive stage; Requests are
 	// the stream's arrivals it saw (attempts = Requests + Retries).
 	Adaptive bool

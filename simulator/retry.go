@@ -18,6 +18,9 @@ import (
 // rows stay independent. A retry attempt is counted in the series when it
 // ends (its arrival, pass or block, response), not in decisions.csv,
 // which keeps one row per request of the stream (its first attempt).
+// The run is the span of the traffic: a retry whose backoff ends at or
+// after the run's end is not sent (ChainResult.RetriesDroppedAtEnd), nor
+// is a closed user's next request; attempts already sent still complete.
 
 // Attempt outcomes, as the clients see them.
 const (
@@ -41,14 +44,15 @@ func (u *chainUnit) initRetries(ds *scenarios.Downstream) {
 // from the stream's arrival numbers.
 func closedSeq(user int32, n int64) int64 { return math.MinInt64/2 + int64(user)<<32 + n }
 
-// startUsers sends each closed-population user's first request after an
-// exponential think time (end: the scenario's end).
+// startUsers sets the end of the run (end: the scenario's end, in true
+// time) and sends each closed-population user's first request after an
+// exponential think time.
 func (u *chainUnit) startUsers(end time.Duration) {
+	u.runEnd = end
 	c := u.clients
 	if c == nil || c.Users == 0 {
 		return
 	}
-	u.closedEnd = end
 	for i := 0; i < c.Users; i++ {
 		u.sendUser(int32(i), 0, 0)
 	}
@@ -59,8 +63,8 @@ func (u *chainUnit) sendUser(user int32, n int64, t time.Duration) {
 	seq := closedSeq(user, n)
 	uf := unitFloat(u.seed^0x27d4eb2f165667c5, uint64(seq))
 	at := t + time.Duration(-math.Log(1-uf)*float64(u.clients.Think))
-	if at >= u.closedEnd {
-		return
+	if at >= u.runEnd {
+		return // the run is over: the user sends nothing more
 	}
 	slot := u.newRetry()
 	u.retries[slot] = outcome{seq: seq, at: at, clock: at, user: user, keyUser: scenarios.NoKey, req: algorithms.Request{Keys: noKeys, Cost: 1}}
@@ -104,16 +108,30 @@ func (u *chainUnit) attemptEnded(o *outcome, retry int32, kind int, t time.Durat
 			u.tokens--
 		}
 	}
+	var sleep, at time.Duration
+	if again {
+		n := int(o.attempt) // the n-th retry waits Sleep(n) (0-based)
+		uf := unitFloat(u.seed^0x5bd1e995, uint64(o.seq)*131+uint64(o.attempt))
+		sleep = c.Backoff.Sleep(n, uf, o.sleep)
+		at = t + sleep
+		if at+(o.at-o.clock) >= u.runEnd {
+			// The run ends before the backoff does: the retry is not
+			// sent (a closed user is still waiting for it: it sends
+			// nothing more either), and the request keeps the outcome
+			// of this attempt.
+			u.endDropped++
+			if retry > 0 {
+				u.finishRetry(retry)
+			}
+			return
+		}
+	}
 	if !again && o.user >= 0 {
 		// The user has its answer: think, then the next request.
 		user, n := o.user, o.seq-closedSeq(o.user, 0)+1
 		u.sendUser(user, n, t)
 	}
 	if again {
-		n := int(o.attempt) // the n-th retry waits Sleep(n) (0-based)
-		uf := unitFloat(u.seed^0x5bd1e995, uint64(o.seq)*131+uint64(o.attempt))
-		sleep := c.Backoff.Sleep(n, uf, o.sleep)
-		at := t + sleep
 		next := outcome{seq: o.seq, at: at + (o.at - o.clock), clock: at,
 			traceResp: o.traceResp, traceFailed: o.traceFailed, traceRT: o.traceRT,
 			attempt: o.attempt + 1, sleep: sleep, user: o.user,
@@ -125,12 +143,18 @@ func (u *chainUnit) attemptEnded(o *outcome, retry int32, kind int, t time.Durat
 		// newRetry may have moved u.retries: o is not used after this.
 	}
 	if retry > 0 {
-		r := &u.retries[retry-1]
-		if u.outRetry != nil {
-			u.outRetry(r)
-		}
-		u.freeRty = append(u.freeRty, retry-1)
+		u.finishRetry(retry)
 	}
+}
+
+// finishRetry accounts the retry attempt in slot retry−1, which has
+// ended, and frees the slot.
+func (u *chainUnit) finishRetry(retry int32) {
+	r := &u.retries[retry-1]
+	if u.outRetry != nil {
+		u.outRetry(r)
+	}
+	u.freeRty = append(u.freeRty, retry-1)
 }
 
 func (u *chainUnit) newRetry() int32 {

@@ -77,7 +77,7 @@ func reportRun(opts *ReportOptions) error {
 			return err
 		}
 	}
-	dir, err := output.Open(filepath.Dir(opts.Out))
+	dir, err := output.OpenParent(opts.Out)
 	if err != nil {
 		return err
 	}

@@ -249,6 +249,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	for _, a := range append(algorithms.List(), distributed.List()...) {
 		names = append(names, a.Name)
 	}
+	if opts.Top < 0 {
+		return fmt.Errorf("--top must be 0 or more, got %d (0 lists no keys; for example --top 10)", opts.Top)
+	}
 	thresholds := make([]report.Threshold, len(opts.FailIf))
 	for i, s := range opts.FailIf {
 		t, err := report.ParseThreshold(s, names...)
@@ -349,6 +352,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	widenedNotice(opts.IO.ErrOut, opts.IO.Width, res, planned)
 	labelRows(res, ruleLabels, len(opts.Algos))
+	if err := report.CheckFields(res, thresholds); err != nil {
+		return err // before any file is written
+	}
 
 	if err := dir.WriteFile("series.csv", func(w io.Writer) error { return simulator.WriteSeriesCSV(w, res) }); err != nil {
 		return err

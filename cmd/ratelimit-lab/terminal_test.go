@@ -161,6 +161,12 @@ func TestFailIf(t *testing.T) {
 		"--fail-if", "leap-array.overshoot>1.05"); code != 0 {
 		t.Errorf("no crossing, exit %d: %s", code, stderr)
 	}
+	// A field only some runs write is a gate where the rows write it:
+	// goodput and breaker_opens in a run with responses.
+	if _, stderr, code := run100(t, nil, "run", "slow-downstream", "--quiet", "--chart", "none", "--out", dir, "--fail-if", "goodput<0",
+		"--fail-if", "breaker_opens<0"); code != 0 {
+		t.Errorf("a field the rows have, no crossing: exit %d: %s", code, stderr)
+	}
 }
 
 func TestTuneTargetAndWindow(t *testing.T) {
@@ -306,6 +312,11 @@ func TestOwnMessages(t *testing.T) {
 		// A valid kind the run does not have would pass the gate silently.
 		{[]string{"run", "poisson", "--fail-if", "circuit-breaker.breaker_opens>0"}, `--fail-if "circuit-breaker.breaker_opens>0": no limiter of this run has a circuit-breaker stage (rows: fixed-window, leap-array,`},
 		{[]string{"run", "slow-downstream", "--fail-if", "sliding-log.passed>0"}, "no limiter of this run has a sliding-log stage (rows: leap-array, leaky-bucket, leap-array+circuit-breaker, leaky-bucket+circuit-breaker)"},
+		// So would a field that no row of the run writes, bare or NAME.field.
+		{[]string{"run", "boundary-burst", "--fail-if", "goodput<1"}, `--fail-if "goodput<1": no limiter of this run writes goodput in summary.json (rows: fixed-window, leap-array,`},
+		{[]string{"run", "boundary-burst", "--fail-if", "keys_hurt>0"}, `--fail-if "keys_hurt>0": no limiter of this run writes keys_hurt`},
+		{[]string{"run", "boundary-burst", "--fail-if", "token-bucket.goodput<1"}, "no limiter of this run writes goodput in summary.json (rows: token-bucket), so it could never fail"},
+		{[]string{"run", "boundary-burst", "--top", "-1"}, "--top must be 0 or more, got -1"},
 	} {
 		out := filepath.Join(dir, strings.Join(tc.args[:2], "-"))
 		_, stderr, code := run100(t, nil, append(tc.args, "--quiet", "--out", out)...)

@@ -138,7 +138,7 @@ func (p *Page) AddRun(name string, f Files) error {
 	if durMs, err = num("duration_ms"); err != nil {
 		return err
 	}
-	limit, _ = num("limit")
+	limit, _ = num("limit") // null (no scenario limit) is 0
 	if binMs <= 0 {
 		return fmt.Errorf("summary.json: bin_ms is %v; it must be positive", binMs)
 	}
@@ -230,7 +230,7 @@ func (p *Page) AddRun(name string, f Files) error {
 			top["scenario"],
 			report.Duration(time.Duration(math.Round(durMs * 1e6))),
 			arrivalsText(arrived),
-			"limit " + report.Number(limit) + "/s",
+			report.LimitText(limit),
 			"bin " + report.Duration(bin),
 			"window " + report.Duration(time.Duration(math.Round(windowMs*1e6))),
 		}, " · ")

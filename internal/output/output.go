@@ -59,9 +59,25 @@ func Open(path string) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("--out is empty: give a directory for the output files, for example --out out/run1")
 	}
+	return open(path, path, "choose a writable directory with --out")
+}
+
+// OpenParent is Open for the directory of file, a single output file
+// (report's --out page.html): its errors name file as the --out given.
+func OpenParent(file string) (*Dir, error) {
+	return open(filepath.Dir(file), file, "choose an --out in a writable directory")
+}
+
+// open opens path; flag is the --out the user gave (path itself, or a file
+// in it), fix the message's advice.
+func open(path, flag, fix string) (*Dir, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot use --out %s: %v", path, err)
+		return nil, fmt.Errorf("cannot use --out %s: %v", flag, err)
+	}
+	it := "it"
+	if flag != path {
+		it = path
 	}
 	d := &Dir{path: path}
 	// Remember which directories we are about to create, top first.
@@ -78,18 +94,25 @@ func Open(path string) (*Dir, error) {
 		}
 	}
 	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
-		return nil, fmt.Errorf("cannot write to --out %s: it is a file, not a directory; choose another --out or remove the file", path)
+		return nil, fmt.Errorf("cannot write to --out %s: %s is a file, not a directory; choose another --out or remove the file", flag, it)
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
+		parent := abs
+		if len(missing) > 0 {
+			parent = filepath.Dir(missing[0])
+		}
 		d.created = existing(missing)
 		d.removeCreated()
-		return nil, fmt.Errorf("cannot create --out %s: %v; choose a writable directory with --out", path, unwrapPath(err))
+		return nil, fmt.Errorf("cannot create --out %s: %s; %s", flag, reason(err, parent), fix)
 	}
 	d.created = missing
 	probe, err := os.CreateTemp(abs, ".probe.tmp-*")
 	if err != nil {
 		d.removeCreated()
-		return nil, fmt.Errorf("cannot write to --out %s: %v; choose a writable directory with --out or fix its permissions", path, unwrapPath(err))
+		if !errors.Is(err, fs.ErrNotExist) {
+			fix += " or fix its permissions"
+		}
+		return nil, fmt.Errorf("cannot write to --out %s: %s; %s", flag, reason(err, abs), fix)
 	}
 	probe.Close()
 	os.Remove(probe.Name())
@@ -104,6 +127,20 @@ func existing(paths []string) []string {
 		}
 	}
 	return out
+}
+
+// reason explains err, a failure to create an entry in the directory
+// parent: "no such file or directory" from a directory that exists means
+// a file system that takes no new entries (/proc, /sys), which is what the
+// message then says.
+func reason(err error, parent string) string {
+	err = unwrapPath(err)
+	if errors.Is(err, fs.ErrNotExist) {
+		if st, e := os.Stat(parent); e == nil && st.IsDir() {
+			return fmt.Sprintf("%s takes no new files or directories (creating one says %q, as on a virtual file system like /proc or /sys)", filepath.ToSlash(parent), err.Error())
+		}
+	}
+	return err.Error()
 }
 
 // unwrapPath drops the path from a *PathError, which the message already

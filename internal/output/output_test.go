@@ -229,3 +229,40 @@ func TestCommitRemovesOwnedFilesNotWritten(t *testing.T) {
 		})
 	}
 }
+
+// OpenParent names the file given as --out, and a directory that exists
+// but takes no new entries (/proc) is said to be one, not "no such file
+// or directory" as if it were missing.
+func TestOpenParentAndVirtualDirs(t *testing.T) {
+	root := t.TempDir()
+	plain := filepath.Join(root, "plain")
+	os.WriteFile(plain, []byte("x"), 0o644)
+	page := filepath.Join(plain, "page.html")
+	_, err := OpenParent(page)
+	if err == nil || !strings.Contains(err.Error(), "--out "+page+": "+plain+" is a file, not a directory") {
+		t.Errorf("OpenParent(%s): %v", page, err)
+	}
+	d, err := OpenParent(filepath.Join(root, "new", "page.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Abort()
+	if st, err := os.Stat("/proc"); err != nil || !st.IsDir() {
+		t.Skip("no /proc")
+	}
+	if f, err := os.Create("/proc/ratelimit-lab-probe"); err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		t.Skip("/proc takes new files here")
+	}
+	for _, tc := range []struct {
+		open func(string) (*Dir, error)
+		path string
+	}{{OpenParent, "/proc/x.html"}, {OpenParent, "/proc/sub/x.html"}, {Open, "/proc/x"}} {
+		_, err := tc.open(tc.path)
+		if err == nil || !strings.Contains(err.Error(), "--out "+tc.path+": /proc takes no new files or directories") ||
+			strings.Contains(err.Error(), "permissions") {
+			t.Errorf("%s: %v", tc.path, err)
+		}
+	}
+}

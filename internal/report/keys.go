@@ -45,7 +45,7 @@ func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top
 			fitLines(&out, b.String(), fit)
 			continue
 		}
-		fmt.Fprintf(&b, "  top %s by rejections (the top 1%% of keys took %.1f%% of them):\n", Plural(int64(len(keys)), "key"), 100*share)
+		fmt.Fprintf(&b, "  top %s by rejections (%s took %.1f%% of them):\n", Plural(int64(len(keys)), "key"), topPctText(k), 100*share)
 		width := 0
 		for _, t := range keys {
 			width = max(width, min(len(name(t.ID)), 40))
@@ -87,4 +87,19 @@ func fitLines(b *strings.Builder, text string, fit int) {
 
 func fmtNum(v float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
+
+// topPctText names the keys whose share of the rejections the top-keys
+// line gives: "the top 1% of keys (30 of 3000)", or, where 1% rounds up
+// to more than 1% of the keys, what they are: "the top key (1 of 5)",
+// "the top 2 keys (1% of 101, rounded up)".
+func topPctText(k *simulator.KeyResult) string {
+	n, d := k.TopPctKeys(), k.DistinctKeys
+	switch {
+	case n == 1:
+		return fmt.Sprintf("the top key (1 of %d)", d)
+	case int64(n)*100 == d:
+		return fmt.Sprintf("the top 1%% of keys (%d of %d)", n, d)
+	}
+	return fmt.Sprintf("the top %d keys (1%% of %d, rounded up)", n, d)
 }

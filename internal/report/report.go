@@ -68,7 +68,7 @@ func (r *Report) Context() string {
 		fmt.Sprintf("%s to %s (%s)", Duration(res.Start.Round(time.Microsecond)), Duration(res.End.Round(time.Microsecond)),
 			Duration((res.End - res.Start).Round(time.Microsecond))),
 		plural(arrived, "arrival"),
-		"limit " + Number(res.Limit) + "/s",
+		LimitText(res.Limit),
 		"bin " + Duration(res.Bin),
 		"window " + Duration(res.Window),
 	}
@@ -76,6 +76,16 @@ func (r *Report) Context() string {
 		parts = append(parts, "seed "+strconv.FormatUint(r.Seed, 10))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// LimitText is the context line's limit: the scenario's, or "limits per
+// row" when the run has none (a trace whose rows take their limits from
+// --rules or their specs).
+func LimitText(limit float64) string {
+	if !(limit > 0) {
+		return "limits per row"
+	}
+	return "limit " + Number(limit) + "/s"
 }
 
 func plural(n int64, word string) string { return Plural(n, word) }

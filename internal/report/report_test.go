@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -394,5 +395,32 @@ func TestNarrowTextBreaksLongWords(t *testing.T) {
 	WriteWrapped(&b, "for example leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5).", 30)
 	if got, want := b.String(), "for example\nleap-array+circuit-\nbreaker:strategy=error-ratio,\nthreshold=0.5).\n"; got != want {
 		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The top keys' line says which keys its share is about: with 5 keys, 1%
+// is one key, 20% of them, not "the top 1%".
+func TestTopKeysShareNamesItsKeys(t *testing.T) {
+	for _, c := range []struct {
+		distinct int64
+		want     string
+	}{
+		{5, "(the top key (1 of 5) took 75.0% of them)"},
+		{100, "(the top key (1 of 100) took 75.0% of them)"},
+		{300, "(the top 1% of keys (3 of 300) took 100.0% of them)"},
+		{101, "(the top 2 keys (1% of 101, rounded up) took 100.0% of them)"},
+	} {
+		r := fixed()
+		stats := make([]simulator.KeyStat, c.distinct)
+		stats[0] = simulator.KeyStat{Requests: 9, Rejected: 3, Over: true}
+		stats[1] = simulator.KeyStat{Requests: 2, Rejected: 1, Over: true}
+		r.Result.Algorithms[0].Keys = &simulator.KeyResult{DistinctKeys: c.distinct, Stats: stats}
+		var b strings.Builder
+		if err := WriteTopKeys(&b, r.Result, func(id int32) string { return strconv.Itoa(int(id)) }, 10, 200); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) || strings.Contains(c.want, "1%") != strings.Contains(b.String(), "1%") {
+			t.Errorf("%d keys:\n%s\nwant %q", c.distinct, b.String(), c.want)
+		}
 	}
 }

@@ -89,6 +89,41 @@ func CheckNames(specs []string, thresholds []Threshold) error {
 	return nil
 }
 
+// CheckFields returns a one-line error for the first threshold whose
+// field no limiter it tests has in summary.json (goodput in a run without
+// responses, keys_hurt without a per-key row): like a NAME no row has
+// (CheckNames), a gate that could never fail. Which fields a row has is
+// known once it has run, so call it before writing any file. A field
+// that some tested row has, even as null, is fine.
+func CheckFields(res *simulator.Result, thresholds []Threshold) error {
+	if len(thresholds) == 0 {
+		return nil
+	}
+	s, _, err := summaryOf(res)
+	if err != nil {
+		return err
+	}
+	for _, t := range thresholds {
+		var rows []string
+		found := false
+		for i, fields := range s.Algorithms {
+			if !t.Matches(res.Algorithms[i].Spec) {
+				continue
+			}
+			rows = append(rows, strings.Join(algorithms.StageNames(res.Algorithms[i].Spec), "+"))
+			for _, f := range fields {
+				if f.Key == t.Field || (t.Field == "pass_pct" && f.Key == "pass_ratio") {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return fmt.Errorf("--fail-if %q: no limiter of this run writes %s in summary.json (rows: %s), so it could never fail; drop it, or run rows that have it (docs/outputs.md says which)", t.Text, t.Field, strings.Join(rows, ", "))
+		}
+	}
+	return nil
+}
+
 // holds reports whether x OP Value.
 func (t Threshold) holds(x float64) bool {
 	switch t.Op {
