@@ -65,6 +65,7 @@ func TestClientsYAML(t *testing.T) {
 		{base + "clients: {timeout: 1s, budget: {ratio: -1}}\n", "budget ratio -1 is out of range"},
 		{base + "clients: {users: 10}\n", "clients users need a think time"},
 		{base + "clients: {users: 10, think: 0s}\n", "c.yaml:5: clients think 0s is not positive: a user without a pause"},
+		{base + "clients: {users: 0, think: 1s}\n", "c.yaml:5: clients users 0 is no population; leave users out"},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {service: 10ms, phases: [{from: 0s, to: 1s, servers: 0}]}\n", "downstream phase: servers 0 is out of range"},
 		{"limit: 10\nduration: 1s\nphases: [{type: constant, rate: 5}]\ndownstream: {discipline: ps, service: 10ms, phases: [{from: 0s, to: 1s, servers: 2}]}\n", "sets servers, which applies to discipline: fifo"},
 		{base + "clients: {think: 1s}\n", "clients think applies to a closed population"},

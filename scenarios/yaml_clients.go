@@ -57,6 +57,9 @@ func (p *parser) clients(r *rawClients, s *Scenario) error {
 		return err
 	}
 	if r.Users != nil {
+		if *r.Users == 0 {
+			return p.errAt(line("users"), "clients users 0 is no population; leave users out for open-loop arrivals (the phases' rates), or write 1 to 1000000, e.g. users: 50")
+		}
 		if *r.Users < 0 || *r.Users > 1_000_000 {
 			return p.errAt(line("users"), "clients users %d is out of range; write 1 to 1000000, e.g. users: 50", *r.Users)
 		}
