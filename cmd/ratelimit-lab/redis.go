@@ -17,12 +17,13 @@ import (
 // the first redis-* spec: the embedded native default, the embedded Lua
 // interpreter (--redis lua), or a real server (--redis URL).
 type redisSession struct {
-	ctx      context.Context
-	url      string
-	bin      time.Duration
-	timeout  time.Duration // a real server's reply may take this long
-	backend  *distributed.Backend
-	limiters []*distributed.Limiter
+	ctx        context.Context
+	url        string
+	bin        time.Duration
+	timeout    time.Duration // a real server's reply may take this long
+	timeoutSet bool          // --redis-timeout was given
+	backend    *distributed.Backend
+	limiters   []*distributed.Limiter
 }
 
 // newRedisSession checks run's Redis flags and returns the session its
@@ -31,7 +32,7 @@ func newRedisSession(ctx context.Context, opts *RunOptions) (*redisSession, erro
 	if err := distributed.CheckTimeout(opts.RedisTimeout); err != nil {
 		return nil, err
 	}
-	return &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin, timeout: opts.RedisTimeout}, nil
+	return &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin, timeout: opts.RedisTimeout, timeoutSet: opts.RedisTimeoutSet}, nil
 }
 
 func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, error) {
@@ -66,7 +67,13 @@ func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, er
 // printNotes says, on one "note:" line, that --redis goes unused when the
 // run has no redis-* limiter (its limiters are all built by then).
 func (r *redisSession) printNotes(w io.Writer, fit int) {
-	if r == nil || r.url == "" || r.backend != nil {
+	if r == nil {
+		return
+	}
+	if r.timeoutSet && (r.url == "" || r.url == "lua") {
+		report.WriteNote(w, "note: ", "--redis-timeout is unused: it bounds a real server's replies (--redis redis://HOST:PORT/DB), and this run's Redis is the embedded one, which answers at once", fit)
+	}
+	if r.url == "" || r.backend != nil {
 		return
 	}
 	report.WriteNote(w, "note: ", fmt.Sprintf("--redis %s is unused: this run has no redis-* limiter (add one with --algo, e.g. --algo redis-sliding-log; 'ratelimit-lab list' shows them)", distributed.RedactURL(r.url)), fit)

@@ -42,8 +42,10 @@ type RunOptions struct {
 	// Redis is the URL of a real server for the redis-* limiters ("" for
 	// the embedded native default, "lua" for the embedded Lua).
 	Redis string
-	// RedisTimeout bounds the wait for a real server's reply.
-	RedisTimeout time.Duration
+	// RedisTimeout bounds the wait for a real server's reply;
+	// RedisTimeoutSet says the user gave it.
+	RedisTimeout    time.Duration
+	RedisTimeoutSet bool
 	// Top is how many keys by rejections to list under the table for a
 	// per-key limiter.
 	Top int
@@ -114,6 +116,7 @@ with status 3, its files written.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source.fromFlags(cmd, args)
+			opts.RedisTimeoutSet = cmd.Flags().Changed("redis-timeout")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
