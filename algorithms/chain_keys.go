@@ -161,12 +161,19 @@ func (k chainKeys) KeyFigures() KeyFigures {
 
 // TrackShadow builds the chain's unbounded twin: each bounded per-key
 // stage unbounded, every other stage new from its spec. A chain whose
-// tables are all unbounded needs none; one with a circuit breaker gets
-// none (extra_passes_from_eviction is then null).
+// tables are all unbounded needs none; one with a circuit breaker or an
+// adaptive stage gets none (extra_passes_from_eviction is then null): the
+// twin is decided whole and sees no completions, so its breaker would
+// never move and its calls in flight would only grow.
 func (k chainKeys) TrackShadow() {
 	c := k.c
 	if c.shadow != nil || c.breaker != nil {
 		return // a breaker's twin would see no completions
+	}
+	for _, s := range c.stages {
+		if _, ok := s.(Completer); ok {
+			return // nor would an adaptive stage's
+		}
 	}
 	stages := make([]Stage, len(c.stages))
 	bounded := false

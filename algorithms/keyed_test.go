@@ -679,3 +679,25 @@ func TestKeyedChargesCost(t *testing.T) {
 		}
 	}
 }
+
+// A chain's unbounded twin is decided whole and sees no completions, so a
+// chain with an adaptive stage gets none (extra_passes_from_eviction null)
+// rather than a twin whose calls in flight only grow: with concurrency
+// behind a bounded sentinel-param the twin refused all but 3 and the
+// extra passes read 4977 where count=1000 refuses nobody.
+func TestChainTwinSkipsAdaptiveStages(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"sentinel-param:count=1000,capacity=2+concurrency:limit=3": false,
+		"sentinel-param:count=1000,capacity=2+leap-array:limit=5":  true,
+	} {
+		l := mustNew(t, spec, 0)
+		r := KeyReporterOf(l)
+		if r == nil {
+			t.Fatalf("%s: no key reporter", spec)
+		}
+		r.TrackShadow()
+		if got := r.KeyFigures().HasShadow; got != want {
+			t.Errorf("%s: twin %v, want %v", spec, got, want)
+		}
+	}
+}

@@ -71,7 +71,11 @@ func (r *redisSession) printNotes(w io.Writer, fit int) {
 		return
 	}
 	if r.timeoutSet && (r.url == "" || r.url == "lua") {
-		report.WriteNote(w, "note: ", "--redis-timeout is unused: it bounds a real server's replies (--redis redis://HOST:PORT/DB), and this run's Redis is the embedded one, which answers at once", fit)
+		why := "this run's Redis is the embedded one, which answers at once"
+		if r.backend == nil {
+			why = "this run has no redis-* limiter"
+		}
+		report.WriteNote(w, "note: ", "--redis-timeout is unused: it bounds a real server's replies (--redis redis://HOST:PORT/DB), and "+why, fit)
 	}
 	if r.url == "" || r.backend != nil {
 		return

@@ -181,6 +181,7 @@ func TestRedisUnusedNote(t *testing.T) {
 		{[]string{"boundary-burst"}, ""},
 		{[]string{"redis-race", "--redis-timeout", "2s"}, "note: --redis-timeout is unused: it bounds a real server's replies"},
 		{[]string{"redis-race", "--redis", "lua", "--redis-timeout", "2s"}, "note: --redis-timeout is unused"},
+		{[]string{"boundary-burst", "--redis-timeout", "2s"}, "and this run has no redis-* limiter"},
 	} {
 		out := filepath.Join(dir, fmt.Sprint(i))
 		_, stderr, code := binary(t, append(append([]string{"run"}, c.args...), "--quiet", "--chart", "none", "--html=false", "--format", "json", "--out", out)...)

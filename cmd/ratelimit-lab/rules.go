@@ -198,18 +198,14 @@ cannot honour, with the reason.`,
 			// Every file is read and checked before anything is printed:
 			// a bad file leaves no half-written explanation.
 			all := make([][]rules.Rule, len(args))
+			frags := make([]*rules.FragmentError, len(args))
 			for i, f := range args {
 				rs, err := loadRules(f, format)
 				var frag *rules.FragmentError
 				if errors.As(err, &frag) {
 					// An nginx include fragment (limit_req_zone lines
 					// alone): its zones, and which file to give instead.
-					if i > 0 {
-						fmt.Fprintln(io.Out)
-					}
-					if err := rules.WriteFragment(io.Out, frag); err != nil {
-						return err
-					}
+					frags[i] = frag
 					continue
 				}
 				if err != nil {
@@ -221,7 +217,13 @@ cannot honour, with the reason.`,
 				if i > 0 {
 					fmt.Fprintln(io.Out)
 				}
-				if err := rules.WriteExplain(io.Out, f, all[i], io.Width); err != nil {
+				var err error
+				if frags[i] != nil {
+					err = rules.WriteFragment(io.Out, frags[i])
+				} else {
+					err = rules.WriteExplain(io.Out, f, all[i], io.Width)
+				}
+				if err != nil {
 					return err
 				}
 			}

@@ -254,6 +254,14 @@ func TestExplainNginxFragment(t *testing.T) {
 			}
 		}
 	}
+	// The fragment is printed once, in its turn, and not at all when a
+	// later file fails (no half-written explanation).
+	if out, _, _ := binary(t, "rules", "explain", "../../examples/rules/limits.conf"); strings.Contains(out, "(): ") {
+		t.Errorf("a second, empty header for the fragment:\n%s", out)
+	}
+	if out, _, code := binary(t, "rules", "explain", "../../examples/rules/limits.conf", filepath.Join(dir, "missing.json")); code != 1 || out != "" {
+		t.Errorf("fragment then a missing file: exit %d, stdout %q", code, out)
+	}
 	o := filepath.Join(dir, "out")
 	checkBadInput(t, o, "limits.conf: defines 3 limit_req_zone (perip, perserver, login) and no limit_req, so no rule: it is an include fragment; give the file that includes it instead (../../examples/rules/nginx.conf)",
 		"run", "poisson", "--rules", "../../examples/rules/limits.conf", "--out", o)

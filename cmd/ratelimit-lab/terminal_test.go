@@ -167,6 +167,19 @@ func TestFailIf(t *testing.T) {
 		"--fail-if", "breaker_opens<0"); code != 0 {
 		t.Errorf("a field the rows have, no crossing: exit %d: %s", code, stderr)
 	}
+	// recovery_ms is null for a row whose goodput never came back after
+	// the trigger ended: later than any bound, so the gate fails on it.
+	var stdout2 string
+	stdout2, stderr, code = run100(t, nil, "run", "retry-storm", "--quiet", "--chart", "none", "--html=false", "--out", dir,
+		"--algo", "none", "--algo", "concurrency:limit=16", "--fail-if", "recovery_ms>5000")
+	// The context line counts the stream's requests, not the first row's
+	// attempts (none's retries made it 64420 against concurrency's 26865).
+	if first, _, _ := strings.Cut(stdout2, "\n"); !strings.Contains(first, " · 19139 requests (each row adds its retries) · ") {
+		t.Errorf("retry-storm's context line: %q", first)
+	}
+	if code != 3 || !strings.Contains(stderr, "none: recovery_ms is null (never recovered), crossing --fail-if 'recovery_ms>5000'") || strings.Contains(stderr, "concurrency: recovery_ms") {
+		t.Errorf("never recovered: exit %d, stderr %q", code, stderr)
+	}
 }
 
 func TestTuneTargetAndWindow(t *testing.T) {
@@ -313,9 +326,11 @@ func TestOwnMessages(t *testing.T) {
 		{[]string{"run", "poisson", "--fail-if", "circuit-breaker.breaker_opens>0"}, `--fail-if "circuit-breaker.breaker_opens>0": no limiter of this run has a circuit-breaker stage (rows: fixed-window, leap-array,`},
 		{[]string{"run", "slow-downstream", "--fail-if", "sliding-log.passed>0"}, "no limiter of this run has a sliding-log stage (rows: leap-array, leaky-bucket, leap-array+circuit-breaker, leaky-bucket+circuit-breaker)"},
 		// So would a field that no row of the run writes, bare or NAME.field.
-		{[]string{"run", "boundary-burst", "--fail-if", "goodput<1"}, `--fail-if "goodput<1": no limiter of this run writes goodput in summary.json (rows: fixed-window, leap-array,`},
-		{[]string{"run", "boundary-burst", "--fail-if", "keys_hurt>0"}, `--fail-if "keys_hurt>0": no limiter of this run writes keys_hurt`},
-		{[]string{"run", "boundary-burst", "--fail-if", "token-bucket.goodput<1"}, "no limiter of this run writes goodput in summary.json (rows: token-bucket), so it could never fail"},
+		{[]string{"run", "boundary-burst", "--fail-if", "goodput<1"}, `--fail-if "goodput<1": no limiter of this run has a value for goodput in summary.json (rows: fixed-window, leap-array,`},
+		{[]string{"run", "boundary-burst", "--fail-if", "keys_hurt>0"}, `--fail-if "keys_hurt>0": no limiter of this run has a value for keys_hurt`},
+		{[]string{"run", "boundary-burst", "--fail-if", "token-bucket.goodput<1"}, "no limiter of this run has a value for goodput in summary.json (rows: token-bucket; a null is not tested), so it could never fail"},
+		// A field null in every tested row could never fail either.
+		{[]string{"run", "boundary-burst", "--algo", "fixed-window", "--fail-if", "smooth_bound<0"}, "no limiter of this run has a value for smooth_bound in summary.json (rows: fixed-window; a null is not tested)"},
 		{[]string{"run", "boundary-burst", "--top", "-1"}, "--top must be 0 or more, got -1"},
 	} {
 		out := filepath.Join(dir, strings.Join(tc.args[:2], "-"))

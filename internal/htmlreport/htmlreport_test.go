@@ -351,8 +351,13 @@ func FuzzParseNum(f *testing.F) {
 // The page's context line counts arrivals as the terminal does.
 func TestArrivalsText(t *testing.T) {
 	for n, want := range map[string]string{"1": "1 arrival", "0": "0 arrivals", "1000": "1000 arrivals"} {
-		if got := arrivalsText(n); got != want {
+		if got := arrivalsText(n, "0", false); got != want {
 			t.Errorf("arrivalsText(%s) = %q, want %q", n, got, want)
 		}
+	}
+	// With retries the first row's arrivals less its retries are the
+	// requests, as report.Context says them.
+	if got, want := arrivalsText("64420", "45281", true), "19139 requests (each row adds its retries)"; got != want {
+		t.Errorf("with retries: %q, want %q", got, want)
 	}
 }

@@ -218,18 +218,27 @@ func (p *Page) AddRun(name string, f Files) error {
 		r.Rows[i][0] = labels[i]
 	}
 	if r.Context == "" {
-		var arrived string
-		if len(r.Rows) > 0 {
+		var arrived, retried string
+		anyRetry := false
+		for row := range r.Rows {
 			for k, key := range keys {
-				if key == "arrived" {
+				switch {
+				case key == "arrived" && row == 0:
 					arrived = r.Rows[0][k+1]
+				case key == "retries":
+					if row == 0 {
+						retried = r.Rows[0][k+1]
+					}
+					if v := r.Rows[row][k+1]; v != "" && v != "0" && v != "null" {
+						anyRetry = true
+					}
 				}
 			}
 		}
 		r.Context = strings.Join([]string{
 			top["scenario"],
 			report.Duration(time.Duration(math.Round(durMs * 1e6))),
-			arrivalsText(arrived),
+			arrivalsText(arrived, retried, anyRetry),
 			report.LimitText(limit),
 			"bin " + report.Duration(bin),
 			"window " + report.Duration(time.Duration(math.Round(windowMs*1e6))),
@@ -536,9 +545,25 @@ var pow10 = [...]float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
 
 // arrivalsText is the context line's count of arrivals, as the terminal's:
 // "1 arrival", "1000 arrivals".
-func arrivalsText(n string) string {
-	if n == "1" {
-		return "1 arrival"
+// arrivalsText is the context line's traffic, as report.Context words it:
+// the arrivals, or with retries the requests (the first row's arrivals
+// less its retries), each row adding its own retries.
+func arrivalsText(arrived, retries string, anyRetry bool) string {
+	if !anyRetry {
+		if arrived == "1" {
+			return "1 arrival"
+		}
+		return arrived + " arrivals"
 	}
-	return n + " arrivals"
+	a, err1 := strconv.ParseInt(arrived, 10, 64)
+	r, err2 := strconv.ParseInt(retries, 10, 64)
+	if err1 != nil || err2 != nil {
+		return arrived + " arrivals"
+	}
+	n := a - r
+	word := " requests"
+	if n == 1 {
+		word = " request"
+	}
+	return strconv.FormatInt(n, 10) + word + " (each row adds its retries)"
 }

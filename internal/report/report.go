@@ -59,15 +59,27 @@ var FormatNames = []string{"table", "json", "csv", "md"}
 // settings.
 func (r *Report) Context() string {
 	res := r.Result
-	var arrived int64
-	if len(res.Algorithms) > 0 {
-		arrived = res.Algorithms[0].Arrived
+	var arrived, retries int64
+	for i, a := range res.Algorithms {
+		var r int64
+		if a.Chain != nil {
+			r = a.Chain.Retries
+		}
+		if i == 0 {
+			arrived = a.Arrived - r
+		}
+		retries += r
+	}
+	traffic := plural(arrived, "arrival")
+	if retries > 0 {
+		// Each row's attempts are these plus its own retries.
+		traffic = plural(arrived, "request") + " (each row adds its retries)"
 	}
 	parts := []string{
 		res.Scenario,
 		fmt.Sprintf("%s to %s (%s)", Duration(res.Start.Round(time.Microsecond)), Duration(res.End.Round(time.Microsecond)),
 			Duration((res.End - res.Start).Round(time.Microsecond))),
-		plural(arrived, "arrival"),
+		traffic,
 		LimitText(res.Limit),
 		"bin " + Duration(res.Bin),
 		"window " + Duration(res.Window),

@@ -94,7 +94,9 @@ func CheckNames(specs []string, thresholds []Threshold) error {
 // responses, keys_hurt without a per-key row): like a NAME no row has
 // (CheckNames), a gate that could never fail. Which fields a row has is
 // known once it has run, so call it before writing any file. A field
-// that some tested row has, even as null, is fine.
+// that is null in every tested row (smooth_bound of rows without buckets)
+// could never fail either; recovery_ms of a row that never recovered
+// counts as a value (see never).
 func CheckFields(res *simulator.Result, thresholds []Threshold) error {
 	if len(thresholds) == 0 {
 		return nil
@@ -112,13 +114,13 @@ func CheckFields(res *simulator.Result, thresholds []Threshold) error {
 			}
 			rows = append(rows, strings.Join(algorithms.StageNames(res.Algorithms[i].Spec), "+"))
 			for _, f := range fields {
-				if f.Key == t.Field || (t.Field == "pass_pct" && f.Key == "pass_ratio") {
+				if (f.Key == t.Field || (t.Field == "pass_pct" && f.Key == "pass_ratio")) && (f.isNumber() || never(fields, f.Key)) {
 					found = true
 				}
 			}
 		}
 		if !found {
-			return fmt.Errorf("--fail-if %q: no limiter of this run writes %s in summary.json (rows: %s), so it could never fail; drop it, or run rows that have it (docs/outputs.md says which)", t.Text, t.Field, strings.Join(rows, ", "))
+			return fmt.Errorf("--fail-if %q: no limiter of this run has a value for %s in summary.json (rows: %s; a null is not tested), so it could never fail; drop it, or run rows that have it (docs/outputs.md says which)", t.Text, t.Field, strings.Join(rows, ", "))
 		}
 	}
 	return nil
@@ -171,6 +173,8 @@ func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 		for _, f := range fields {
 			if f.isNumber() {
 				values[f.Key] = string(f.Raw)
+			} else if never(fields, f.Key) {
+				values[f.Key] = neverValue
 			}
 		}
 		// A maximum that is only a lower bound is shown as one.
@@ -188,6 +192,9 @@ func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 				continue
 			}
 			x, _ := strconv.ParseFloat(raw, 64)
+			if raw == neverValue {
+				x = math.Inf(1) // never back: later than any bound
+			}
 			if t.holds(x) {
 				if lower[t.Field] {
 					raw = simulator.LowerBound + raw
@@ -197,4 +204,27 @@ func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 		}
 	}
 	return out, nil
+}
+
+// neverValue is how a crossing shows a recovery that never came.
+const neverValue = "null (never recovered)"
+
+// never reports whether key is recovery_ms of a row whose trigger ended
+// and whose goodput never came back: summary.json writes null, and a
+// --fail-if on it treats that as later than any bound
+// (recovery_ms>5000 fails).
+func never(fields []Field, key string) bool {
+	if key != "recovery_ms" {
+		return false
+	}
+	var rec, end *Field
+	for i := range fields {
+		switch fields[i].Key {
+		case "recovery_ms":
+			rec = &fields[i]
+		case "trigger_end_ms":
+			end = &fields[i]
+		}
+	}
+	return rec != nil && end != nil && !rec.isNumber() && end.isNumber()
 }
