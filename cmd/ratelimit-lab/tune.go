@@ -97,6 +97,8 @@ flow and degrade rules) that rule's stage is tuned alone.`,
 	f.BoolVar(&opts.HTML, "html", true, "write report.html, the interactive page (--html=false skips it)")
 	f.Float64Var(&opts.Target, "target", 0, "name the smallest N with overshoot at most this (exit 3 if none)")
 	opts.Rules.addFlags(cmd)
+	// tune replays one rule's QPS flow stage, not a row per rule.
+	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
 	f.StringVar(&opts.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
 	return cmd
 }

@@ -45,7 +45,7 @@ func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top
 			fitLines(&out, b.String(), fit)
 			continue
 		}
-		fmt.Fprintf(&b, "  top %s by rejections (%s took %.1f%% of them):\n", Plural(int64(len(keys)), "key"), topPctText(k), 100*share)
+		fmt.Fprintf(&b, "  top %s by rejections; %s took %.1f%% of them:\n", Plural(int64(len(keys)), "key"), topPctText(k), 100*share)
 		width := 0
 		for _, t := range keys {
 			width = max(width, min(len(name(t.ID)), 40))
@@ -92,7 +92,7 @@ func fmtNum(v float64) string {
 // topPctText names the keys whose share of the rejections the top-keys
 // line gives: "the top 1% of keys (30 of 3000)", or, where 1% rounds up
 // to more than 1% of the keys, what they are: "the top key (1 of 5)",
-// "the top 2 keys (1% of 101, rounded up)".
+// "the top 1% of keys (2 of 101, rounded up)".
 func topPctText(k *simulator.KeyResult) string {
 	n, d := k.TopPctKeys(), k.DistinctKeys
 	switch {
@@ -101,5 +101,5 @@ func topPctText(k *simulator.KeyResult) string {
 	case int64(n)*100 == d:
 		return fmt.Sprintf("the top 1%% of keys (%d of %d)", n, d)
 	}
-	return fmt.Sprintf("the top %d keys (1%% of %d, rounded up)", n, d)
+	return fmt.Sprintf("the top 1%% of keys (%d of %d, rounded up)", n, d)
 }

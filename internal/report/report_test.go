@@ -405,10 +405,10 @@ func TestTopKeysShareNamesItsKeys(t *testing.T) {
 		distinct int64
 		want     string
 	}{
-		{5, "(the top key (1 of 5) took 75.0% of them)"},
-		{100, "(the top key (1 of 100) took 75.0% of them)"},
-		{300, "(the top 1% of keys (3 of 300) took 100.0% of them)"},
-		{101, "(the top 2 keys (1% of 101, rounded up) took 100.0% of them)"},
+		{5, "; the top key (1 of 5) took 75.0% of them:"},
+		{100, "; the top key (1 of 100) took 75.0% of them:"},
+		{300, "; the top 1% of keys (3 of 300) took 100.0% of them:"},
+		{101, "; the top 1% of keys (2 of 101, rounded up) took 100.0% of them:"},
 	} {
 		r := fixed()
 		stats := make([]simulator.KeyStat, c.distinct)
