@@ -82,11 +82,7 @@ func (g *gen) runGateways(sc scenarios.Scenario, specs []string) (*simulator.Res
 	lims := make([]algorithms.Limiter, len(specs))
 	for i, spec := range specs {
 		if distributed.IsRedis(spec) {
-			s, err := distributed.Parse(spec, sc.Limit)
-			if err != nil {
-				return nil, err
-			}
-			l, err := distributed.New(s, b, distributed.Options{Bin: cfg.Bin})
+			l, err := redisRow(spec, sc.Limit, b, cfg.Bin)
 			if err != nil {
 				return nil, err
 			}

@@ -15,6 +15,16 @@ import (
 // Redis, the others from package algorithms) with a max-window of window,
 // as `ratelimit-lab run` does. Findings use the embedded server only, so
 // they are the same on every machine.
+// redisRow builds the redis-* spec on b with bins of bin, as run does;
+// the caller closes it.
+func redisRow(spec string, limit float64, b *distributed.Backend, bin time.Duration) (*distributed.Limiter, error) {
+	s, err := distributed.Parse(spec, limit)
+	if err != nil {
+		return nil, err
+	}
+	return distributed.New(s, b, distributed.Options{Bin: bin})
+}
+
 func (g *gen) runRedis(sc scenarios.Scenario, specs []string, window time.Duration) (*simulator.Result, error) {
 	b, err := distributed.OpenEmbedded()
 	if err != nil {
@@ -31,11 +41,7 @@ func (g *gen) runRedis(sc scenarios.Scenario, specs []string, window time.Durati
 			}
 			continue
 		}
-		s, err := distributed.Parse(spec, sc.Limit)
-		if err != nil {
-			return nil, err
-		}
-		l, err := distributed.New(s, b, distributed.Options{Bin: cfg.Bin})
+		l, err := redisRow(spec, sc.Limit, b, cfg.Bin)
 		if err != nil {
 			return nil, err
 		}
