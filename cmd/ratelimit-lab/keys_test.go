@@ -52,13 +52,7 @@ func TestRunPerKey(t *testing.T) {
 	if !strings.Contains(string(keys), "\"nginx-limit-req:rate=2r/s,burst=1,delay=0,zone=10m,key=ip\",10.0.0.1,10,2,8,1,490,20,0,true\n") {
 		t.Errorf("keys.csv:\n%s", keys)
 	}
-	var sum struct {
-		Algorithms []map[string]any `json:"algorithms"`
-	}
-	data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := summaryOf(t, out)
 	sp := sum.Algorithms[1]
 	// sentinel-param with a one-value cache: office and 10.0.0.1 evict
 	// each other; users: alice is hurt and over, nobody else is hurt.
@@ -120,12 +114,7 @@ func TestKeyedAdaptiveSequentialCalls(t *testing.T) {
 	if _, stderr, code := binary(t, args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var sum struct {
-		Algorithms []map[string]any `json:"algorithms"`
-	}
-	if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := summaryOf(t, out)
 	for i, a := range sum.Algorithms {
 		if a["passed"] != 10.0 {
 			t.Errorf("%s passed %v of 10", specs[i], a["passed"])
@@ -151,13 +140,7 @@ func TestChainExtraPassesAgainstChainTwin(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var sum struct {
-		Algorithms []map[string]any `json:"algorithms"`
-	}
-	data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(data, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := summaryOf(t, out)
 	f, ti, un := sum.Algorithms[0], sum.Algorithms[1], sum.Algorithms[2]
 	if f["evictions"] != 0.0 || f["extra_passes_from_eviction"] != 0.0 {
 		t.Errorf("%s: evictions %v, extra passes %v, want 0 and 0", fits, f["evictions"], f["extra_passes_from_eviction"])
@@ -193,13 +176,7 @@ func TestRedisKeyedRowsArePerKey(t *testing.T) {
 				hurt++
 			}
 		}
-		var sum struct {
-			Algorithms []map[string]any `json:"algorithms"`
-		}
-		data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-		if err := json.Unmarshal(data, &sum); err != nil {
-			t.Fatal(err)
-		}
+		sum := summaryOf(t, out)
 		a := sum.Algorithms[0]
 		if rows == 0 || hurt == 0 || a["distinct_keys"] != float64(rows) || a["keys_hurt"] != float64(hurt) {
 			t.Errorf("%s: keys.csv has %d keys, %d hurt; summary distinct_keys %v, keys_hurt %v", spec, rows, hurt, a["distinct_keys"], a["keys_hurt"])
@@ -225,13 +202,7 @@ func TestKongWindowLimitIsTightestAtWindow(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		var sum struct {
-			Algorithms []map[string]any `json:"algorithms"`
-		}
-		data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-		if err := json.Unmarshal(data, &sum); err != nil {
-			t.Fatal(err)
-		}
+		sum := summaryOf(t, out)
 		a := sum.Algorithms[0]
 		max := a["max_window_passed"].(float64)
 		if a["window_limit"] != c.limit {
@@ -241,4 +212,19 @@ func TestKongWindowLimitIsTightestAtWindow(t *testing.T) {
 			t.Errorf("--window %s: overshoot %v, want %v / %v", c.window, got, max, c.limit)
 		}
 	}
+}
+
+// summaryRows is summary.json's algorithms in dir, each as its fields.
+type summaryRows struct {
+	Algorithms []map[string]any `json:"algorithms"`
+}
+
+// summaryOf reads dir's summary.json for a test.
+func summaryOf(t *testing.T, dir string) summaryRows {
+	t.Helper()
+	var sum summaryRows
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "summary.json")), &sum); err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,12 +27,7 @@ func TestRunRedisRace(t *testing.T) {
 			t.Errorf("the output lacks %q:\n%s", want, stdout)
 		}
 	}
-	var sum struct {
-		Algorithms []map[string]any `json:"algorithms"`
-	}
-	if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := summaryOf(t, out)
 	for _, a := range sum.Algorithms {
 		for _, k := range []string{"redis_commands", "redis_peak_members", "redis_peak_bytes", "epoch_ms"} {
 			if _, ok := a[k]; !ok {
