@@ -34,6 +34,8 @@ type Info struct {
 	Summary   string
 	Reference string
 	Params    []ParamInfo
+	// Caps are what the spec can do and needs (see Caps).
+	Caps Caps
 }
 
 type paramKind int
