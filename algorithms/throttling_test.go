@@ -35,6 +35,9 @@ func TestThrottlingTable(t *testing.T) {
 		{"a limit of 0.7 rounds to 1: the ms path, cost round(1428.57) = 1429 ms", "leaky-bucket:limit=0.7,max-queue=0s", []arrival{
 			pass(0), block(dms(1428)), pass(dms(1429)), pass(dms(4000)),
 		}},
+		{"a fractional limit on the ms path: cost round(96.15) = 96 ms", "leaky-bucket:limit=10.4,max-queue=0s", []arrival{
+			pass(0), block(dms(95.999)), pass(dms(96)),
+		}},
 		{"throttling is an alias", "throttling:limit=10,max-queue=0s", []arrival{
 			pass(0), block(dms(99)), pass(dms(100)),
 		}},
