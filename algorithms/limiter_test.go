@@ -231,3 +231,30 @@ func algorithmsNew(spec string, defaultLimit float64) (string, error) {
 	}
 	return l.Spec(), nil
 }
+
+// keyReq is a request of cost 1 whose first key column holds id.
+func keyReq(id int32) *algorithms.Request {
+	return &algorithms.Request{Keys: [algorithms.MaxKeyColumns]int32{id, algorithms.NoKey, algorithms.NoKey, algorithms.NoKey}, Cost: 1}
+}
+
+// keyPattern decides arrival i at ats[i] with key keys[i] on a per-key
+// limiter (bound to the first key column) and writes '+' or '.'.
+func keyPattern(t *testing.T, l algorithms.Limiter, ats []time.Duration, keys []int32) string {
+	t.Helper()
+	rl, ok := l.(algorithms.RequestLimiter)
+	if !ok {
+		t.Fatalf("%s is not a RequestLimiter", l.Spec())
+	}
+	if len(ats) != len(keys) {
+		t.Fatalf("%d instants, %d keys", len(ats), len(keys))
+	}
+	var b strings.Builder
+	for i, a := range ats {
+		if rl.DecideRequest(a, keyReq(keys[i])).Pass {
+			b.WriteByte('+')
+		} else {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
+}
