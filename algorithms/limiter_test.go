@@ -258,3 +258,40 @@ func keyPattern(t *testing.T, l algorithms.Limiter, ats []time.Duration, keys []
 	}
 	return b.String()
 }
+
+// keyArrival is one scripted request of a per-key limiter.
+type keyArrival struct {
+	at   time.Duration
+	key  int32
+	cost int32
+	pass bool
+	wait time.Duration
+}
+
+// replayKeys decides every arrival with DecideRequest (its key in the
+// first key column, cost 1 unless given) and checks decision and wait.
+func replayKeys(t *testing.T, l algorithms.Limiter, steps []keyArrival) {
+	t.Helper()
+	rl, ok := l.(algorithms.RequestLimiter)
+	if !ok {
+		t.Fatalf("%s is not a RequestLimiter", l.Spec())
+	}
+	for i, s := range steps {
+		r := keyReq(s.key)
+		if s.cost != 0 {
+			r.Cost = s.cost
+		}
+		d := rl.DecideRequest(s.at, r)
+		if d.Pass != s.pass || d.Wait != s.wait {
+			t.Fatalf("%s: arrival %d at %v key %d: got pass=%v wait=%v, want pass=%v wait=%v",
+				l.Spec(), i, s.at, s.key, d.Pass, d.Wait, s.pass, s.wait)
+		}
+	}
+}
+
+// kp, kpw and kb are a per-key pass, pass after a wait, and block.
+func kp(at time.Duration, key int32) keyArrival { return keyArrival{at: at, key: key, pass: true} }
+func kpw(at time.Duration, key int32, wait time.Duration) keyArrival {
+	return keyArrival{at: at, key: key, pass: true, wait: wait}
+}
+func kb(at time.Duration, key int32) keyArrival { return keyArrival{at: at, key: key} }
