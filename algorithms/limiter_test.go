@@ -295,3 +295,56 @@ func kpw(at time.Duration, key int32, wait time.Duration) keyArrival {
 	return keyArrival{at: at, key: key, pass: true, wait: wait}
 }
 func kb(at time.Duration, key int32) keyArrival { return keyArrival{at: at, key: key} }
+
+// adaptiveEvent is one step of an adaptive limiter's script: an arrival
+// (Check, then Begin on a pass) that must pass or be blocked, or the
+// completion of the call-th admitted call (0-based) with an outcome.
+type adaptiveEvent struct {
+	at      time.Duration
+	done    bool
+	pass    bool
+	call    int
+	outcome algorithms.Outcome
+}
+
+func in(at time.Duration) adaptiveEvent      { return adaptiveEvent{at: at, pass: true} }
+func refused(at time.Duration) adaptiveEvent { return adaptiveEvent{at: at} }
+func done(at time.Duration, call int, o algorithms.Outcome) adaptiveEvent {
+	return adaptiveEvent{at: at, done: true, call: call, outcome: o}
+}
+
+// completer builds spec as a Completer, binding signals when it reads any.
+func completer(t *testing.T, spec string, sig algorithms.Signals) algorithms.Completer {
+	t.Helper()
+	c, ok := mustNew(t, spec).(algorithms.Completer)
+	if !ok {
+		t.Fatalf("%s is not a Completer", spec)
+	}
+	if r, ok := c.(algorithms.SignalReader); ok && sig != nil {
+		r.BindSignals(sig)
+	}
+	return c
+}
+
+// replayAdaptive runs the events on c in order, admitted calls beginning
+// at their arrival, and checks every arrival's decision.
+func replayAdaptive(t *testing.T, c algorithms.Completer, evs []adaptiveEvent) {
+	t.Helper()
+	var tickets []algorithms.Ticket
+	for i, e := range evs {
+		if e.done {
+			if e.call >= len(tickets) {
+				t.Fatalf("%s: event %d completes call %d of %d", c.Spec(), i, e.call, len(tickets))
+			}
+			c.Complete(e.at, tickets[e.call], e.outcome)
+			continue
+		}
+		d := c.Check(e.at)
+		if d.Pass != e.pass {
+			t.Fatalf("%s: event %d, arrival at %v: pass=%v, want %v (in flight %d)", c.Spec(), i, e.at, d.Pass, e.pass, c.InFlight())
+		}
+		if d.Pass {
+			tickets = append(tickets, c.Begin(e.at, e.at+d.Wait))
+		}
+	}
+}
