@@ -79,6 +79,7 @@ func TestLeapArrayErrors(t *testing.T) {
 		"leap-array:limit=10,interval=2147483648ms":          {"from 1ms to 2147483647ms", "Sentinel counts it in an int of ms"},
 		"leap-array:limit=10,flavor=rust":                    {`flavor "rust" is not known; allowed: java`, "go (sentinel-golang)"},
 		"leap-array:limit=10,flavor=go,occupy-timeout=100ms": {"occupy-timeout applies only with flavor=java"},
+		"leap-array:limit=10,occupy-timeout=1500ms":          {"occupy-timeout 1.5s is longer than the interval 1s; Sentinel ignores such a value", "give at most 1s"},
 		"leap-array:limit=10,sample-count=2.5":               {`sample-count "2.5" is not a whole number`},
 	})
 }
