@@ -199,10 +199,10 @@ var coreKinds = []kind{
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
 			var c FixedWindowConfig
-			var e1, e2 error
-			c.Limit, e1 = a.float("limit")
-			c.Window, e2 = a.duration("window")
-			if err := first(e1, e2); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewFixedWindow(c)
@@ -215,14 +215,13 @@ var coreKinds = []kind{
 		params: []param{pQPS, pSampleCount, pInterval, pOccupy, pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c LeapArrayConfig
-			var e1, e2, e3, e4, e5 error
-			var golang bool
-			c.Limit, e1 = a.float("limit")
-			c.SampleCount, e2 = a.int("sample-count")
-			c.Interval, e3 = a.duration("interval")
-			golang, e4 = a.goFlavor()
-			c.OccupyTimeout, e5 = a.duration("occupy-timeout")
-			if err := first(e1, e2, e3, e4, e5); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.SampleCount = r.int("sample-count")
+			c.Interval = r.duration("interval")
+			golang := r.goFlavor()
+			c.OccupyTimeout = r.duration("occupy-timeout")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			if golang {
@@ -242,11 +241,11 @@ var coreKinds = []kind{
 			p("history", "10s", "how far back the clock may step and still get exact decisions (memory: about limit·(1+history/window) timestamps)", kindDuration)},
 		build: func(a *args) (Limiter, error) {
 			var c SlidingLogConfig
-			var e1, e2, e3 error
-			c.Limit, e1 = a.float("limit")
-			c.Window, e2 = a.duration("window")
-			c.History, e3 = a.duration("history")
-			if err := first(e1, e2, e3); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			c.History = r.duration("history")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewSlidingLog(c)
@@ -300,13 +299,12 @@ var coreKinds = []kind{
 				return nil, err
 			}
 			var c ThrottlingConfig
-			var e1, e2, e3, e4 error
-			var golang bool
-			c.Limit, e1 = a.float("limit")
-			c.Interval, e2 = a.duration("interval")
-			c.MaxQueue, e3 = a.duration("max-queue")
-			golang, e4 = a.goFlavor()
-			if err := first(e1, e2, e3, e4); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Interval = r.duration("interval")
+			c.MaxQueue = r.duration("max-queue")
+			golang := r.goFlavor()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			if golang {
@@ -324,15 +322,14 @@ var coreKinds = []kind{
 				return nil, err
 			}
 			var c WarmUpConfig
-			var e [6]error
-			var golang bool
-			c.Limit, e[0] = a.float("limit")
-			c.WarmUp, e[1] = a.duration("warm-up")
-			c.ColdFactor, e[2] = a.int("cold-factor")
-			c.SampleCount, e[3] = a.int("sample-count")
-			c.Interval, e[4] = a.duration("interval")
-			golang, e[5] = a.goFlavor()
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.WarmUp = r.duration("warm-up")
+			c.ColdFactor = r.int("cold-factor")
+			c.SampleCount = r.int("sample-count")
+			c.Interval = r.duration("interval")
+			golang := r.goFlavor()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			if golang {
@@ -350,22 +347,20 @@ var coreKinds = []kind{
 			pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c WarmUpRateLimiterConfig
-			var e [5]error
-			var golang bool
-			c.Limit, e[0] = a.float("limit")
-			c.WarmUp, e[1] = a.duration("warm-up")
-			c.ColdFactor, e[2] = a.int("cold-factor")
-			c.MaxQueue, e[3] = a.duration("max-queue")
-			golang, e[4] = a.goFlavor()
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.WarmUp = r.duration("warm-up")
+			c.ColdFactor = r.int("cold-factor")
+			c.MaxQueue = r.duration("max-queue")
+			golang := r.goFlavor()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			if golang {
 				g := GoWarmUpRateLimiterConfig{WarmUpRateLimiterConfig: c}
-				var e1, e2 error
-				g.SampleCount, e1 = a.int("sample-count")
-				g.Interval, e2 = a.duration("interval")
-				if err := first(e1, e2); err != nil {
+				g.SampleCount = r.int("sample-count")
+				g.Interval = r.duration("interval")
+				if err := r.err(); err != nil {
 					return nil, err
 				}
 				return NewGoWarmUpRateLimiter(g)
@@ -382,11 +377,11 @@ var coreKinds = []kind{
 		params: []param{pRate, p("max-burst", "1s", "seconds of permits an idle limiter stores (maxBurstSeconds)", kindDuration), pGuavaTimeout},
 		build: func(a *args) (Limiter, error) {
 			var c GuavaBurstyConfig
-			var e1, e2, e3 error
-			c.Rate, e1 = a.float("rate")
-			c.MaxBurst, e2 = a.duration("max-burst")
-			c.Timeout, e3 = a.guavaTimeout()
-			if err := first(e1, e2, e3); err != nil {
+			r := a.reader()
+			c.Rate = r.float("rate")
+			c.MaxBurst = r.duration("max-burst")
+			c.Timeout = r.guavaTimeout()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewGuavaBursty(c)
@@ -402,12 +397,12 @@ var coreKinds = []kind{
 				return nil, fmt.Errorf("guava-warming-up needs a warm-up: add warm-up=D to the spec (for example guava-warming-up:warm-up=4s)")
 			}
 			var c GuavaWarmingUpConfig
-			var e [4]error
-			c.Rate, e[0] = a.float("rate")
-			c.WarmUp, e[1] = a.duration("warm-up")
-			c.ColdFactor, e[2] = a.float("cold-factor")
-			c.Timeout, e[3] = a.guavaTimeout()
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Rate = r.float("rate")
+			c.WarmUp = r.duration("warm-up")
+			c.ColdFactor = r.float("cold-factor")
+			c.Timeout = r.guavaTimeout()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewGuavaWarmingUp(c)
@@ -419,10 +414,10 @@ var coreKinds = []kind{
 		params: []param{p("rate", "", "Takes per second, a whole number", kindInt), p("slack", "10", "unspent permissions kept for a burst (0 is WithoutSlack)", kindInt)},
 		build: func(a *args) (Limiter, error) {
 			var c UberConfig
-			var e1, e2 error
-			c.Rate, e1 = a.wholeRate("rate")
-			c.Slack, e2 = a.int("slack")
-			if err := first(e1, e2); err != nil {
+			r := a.reader()
+			c.Rate = r.wholeRate("rate")
+			c.Slack = r.int("slack")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewUber(c)
@@ -434,10 +429,10 @@ var coreKinds = []kind{
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
 			var c SlidingWindowCounterConfig
-			var e1, e2 error
-			c.Limit, e1 = a.float("limit")
-			c.Window, e2 = a.duration("window")
-			if err := first(e1, e2); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewSlidingWindowCounter(c)
@@ -449,11 +444,11 @@ var coreKinds = []kind{
 		params: []param{pLimit, p("window", "1s", "window (window_ms), whole ms", kindDuration), p("buckets", "100", "bucket_count; bucket_ms = window_ms // buckets", kindInt)},
 		build: func(a *args) (Limiter, error) {
 			var c SeedRingConfig
-			var e1, e2, e3 error
-			c.Limit, e1 = a.float("limit")
-			c.Window, e2 = a.duration("window")
-			c.Buckets, e3 = a.int("buckets")
-			if err := first(e1, e2, e3); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			c.Buckets = r.int("buckets")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewSeedRing(c)
@@ -465,12 +460,12 @@ var coreKinds = []kind{
 		params: []param{pLimit, pWindow, p("buckets", "10", "buckets in the window, must divide it", kindInt), p("decay", "500ms", "decay constant", kindDuration)},
 		build: func(a *args) (Limiter, error) {
 			var c DecayingWindowConfig
-			var e [4]error
-			c.Limit, e[0] = a.float("limit")
-			c.Window, e[1] = a.duration("window")
-			c.Buckets, e[2] = a.int("buckets")
-			c.Decay, e[3] = a.duration("decay")
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			c.Buckets = r.int("buckets")
+			c.Decay = r.duration("decay")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewDecayingWindow(c)

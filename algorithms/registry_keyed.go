@@ -69,16 +69,17 @@ func buildNginxLimitReq(a *args) (Limiter, error) {
 		return nil, fmt.Errorf("nginx-limit-req needs a rate: add rate=Nr/s or rate=Nr/m (for example nginx-limit-req:rate=10r/s,burst=20)")
 	}
 	var c NginxLimitReqConfig
-	var e [5]error
-	c.Rate, e[0] = ParseNginxRate(a.str("rate"))
-	c.Burst, e[1] = a.int64("burst")
-	c.Delay, e[2] = a.int64("delay")
-	c.NoDelay, e[3] = a.boolean("nodelay")
-	c.Zone, e[4] = ParseSize(a.str("zone"))
-	if err := first(e[:]...); err != nil {
-		if e[4] != nil && err == e[4] {
-			return nil, fmt.Errorf("nginx-limit-req: zone: %v", err)
-		}
+	r := a.reader()
+	var err error
+	c.Rate, err = ParseNginxRate(a.str("rate"))
+	r.fail(err)
+	c.Burst = r.int64("burst")
+	c.Delay = r.int64("delay")
+	c.NoDelay = r.boolean("nodelay")
+	if c.Zone, err = ParseSize(a.str("zone")); err != nil {
+		r.fail(fmt.Errorf("nginx-limit-req: zone: %v", err))
+	}
+	if err := r.err(); err != nil {
 		return nil, err
 	}
 	if c.NoDelay && a.has("delay") {
@@ -90,13 +91,13 @@ func buildNginxLimitReq(a *args) (Limiter, error) {
 
 func buildSentinelParam(a *args) (Limiter, error) {
 	var c SentinelParamConfig
-	var e [5]error
-	c.Count, e[0] = a.float("count")
-	c.Duration, e[1] = a.duration("duration")
-	c.Burst, e[2] = a.int64("burst")
-	c.MaxQueue, e[3] = a.duration("max-queue")
-	c.Go, e[4] = a.goFlavor()
-	if err := first(e[:]...); err != nil {
+	r := a.reader()
+	c.Count = r.float("count")
+	c.Duration = r.duration("duration")
+	c.Burst = r.int64("burst")
+	c.MaxQueue = r.duration("max-queue")
+	c.Go = r.goFlavor()
+	if err := r.err(); err != nil {
 		return nil, err
 	}
 	switch strings.ToLower(a.str("behavior")) {
