@@ -270,6 +270,10 @@ func (b *CircuitBreaker) Rate() float64 { return 0 }
 // StateBytes implements Limiter.
 func (b *CircuitBreaker) StateBytes() int { return int(unsafe.Sizeof(*b)) }
 
+// resourceWide marks the breaker as one per resource: it cannot be made
+// per-key with key= (keyed.go).
+func (b *CircuitBreaker) resourceWide() {}
+
 // buildCircuitBreaker parses circuit-breaker:strategy=S,... for the
 // registry.
 func buildCircuitBreaker(a *args) (Limiter, error) {
