@@ -11,7 +11,7 @@ import (
 // so they run on the simulator's evented loop.
 var adaptiveKinds = []kind{
 	{
-		info: Info{Name: "concurrency",
+		info: Info{Name: "concurrency", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Sentinel's thread-count flow rule: block iff calls in flight (excluding this one) + 1 > limit, so limit=N admits N at once",
 			Reference: "Alibaba Sentinel 1.8 FlowRule grade THREAD (DefaultController); flavor=go: sentinel-golang core/isolation"},
 		params: []param{p("limit", "", "most calls in flight (count); flavor=go: a whole number", kindFloat),
@@ -28,7 +28,7 @@ var adaptiveKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "sentinel-system",
+		info: Info{Name: "sentinel-system", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Sentinel's system adaptive protection on the inbound node: qps, thread, avg RT, load1 with BBR (threads > maxSuccessQps·minRt/1000), cpu",
 			Reference: "Alibaba Sentinel 1.8.3+ system rules (checkSystem with checkBbr); flavor=go: sentinel-golang core/system"},
 		params: []param{
@@ -43,7 +43,7 @@ var adaptiveKinds = []kind{
 		build: buildSentinelSystem,
 	},
 	{
-		info: Info{Name: "aegis-bbr",
+		info: Info{Name: "aegis-bbr", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "go-kratos/aegis BBR: with CPU EMA ≥ threshold (or within 1 s of the first drop), drop iff inFlight > 1 and > maxPASS·minRT·buckets/s/1000",
 			Reference: "go-kratos/aegis ratelimit/bbr (head, or v0.2.0 with its truncated RT)"},
 		params: []param{
@@ -72,7 +72,7 @@ var adaptiveKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "aimd",
+		info: Info{Name: "aimd", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Netflix AIMDLimit behind SimpleLimiter: +1 when inflight·2 ≥ limit, ×backoff on a drop or RTT > timeout",
 			Reference: "Netflix concurrency-limits 0.5.x AIMDLimit, SimpleLimiter (windowed=true: WindowedLimit)"},
 		params: append([]param{
@@ -82,7 +82,7 @@ var adaptiveKinds = []kind{
 		build: func(a *args) (Limiter, error) { return buildNetflix(a, "aimd") },
 	},
 	{
-		info: Info{Name: "vegas",
+		info: Info{Name: "vegas", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Netflix VegasLimit behind SimpleLimiter: queue = ceil(L·(1 − rtt_noload/rtt)) against log10-based alpha/beta, random minRTT probe",
 			Reference: "Netflix concurrency-limits 0.5.x VegasLimit (defaults), SimpleLimiter (windowed=true: WindowedLimit)"},
 		params: append([]param{
@@ -93,7 +93,7 @@ var adaptiveKinds = []kind{
 		build: func(a *args) (Limiter, error) { return buildNetflix(a, "vegas") },
 	},
 	{
-		info: Info{Name: "gradient2",
+		info: Info{Name: "gradient2", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Netflix Gradient2Limit behind SimpleLimiter: L·clamp(tolerance·longRtt/rtt, 0.5, 1) + queue, smoothed",
 			Reference: "Netflix concurrency-limits 0.5.x Gradient2Limit (defaults), SimpleLimiter (windowed=true: WindowedLimit)"},
 		params: append([]param{
@@ -104,7 +104,7 @@ var adaptiveKinds = []kind{
 		build: func(a *args) (Limiter, error) { return buildNetflix(a, "gradient2") },
 	},
 	{
-		info: Info{Name: "envoy-adaptive",
+		info: Info{Name: "envoy-adaptive", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Envoy's adaptive concurrency GradientController: minRTT windows at min concurrency, limit = trunc(L·g + √(L·g)) every update",
 			Reference: "Envoy adaptive_concurrency GradientController (libcircllhist approximate percentile)"},
 		params: []param{
@@ -135,7 +135,7 @@ var adaptiveKinds = []kind{
 		},
 	},
 	{
-		info:  Info{Name: "none", Summary: "lets every call through (the unprotected service, to compare with)", Reference: "the definition"},
+		info:  Info{Name: "none", Caps: CapKeyColumn | CapClosedLoop | CapStage, Summary: "lets every call through (the unprotected service, to compare with)", Reference: "the definition"},
 		build: func(*args) (Limiter, error) { return NewNone(), nil },
 	},
 }

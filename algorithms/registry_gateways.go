@@ -56,7 +56,7 @@ type EpochReader interface {
 
 var gatewayKinds = []kind{
 	{
-		info: Info{Name: "envoy-local",
+		info: Info{Name: "envoy-local", Caps: CapKeyColumn | CapCost | CapStage,
 			Summary:   "Envoy's local rate limit: a token bucket, refilled continuously in doubles (atomic, ≥ 1.31) or by a timer every fill-interval (timer, ≤ 1.30)",
 			Reference: "Envoy local_ratelimit: AtomicTokenBucketImpl (atomic, ≥ 1.31), TimerTokenBucket (timer, ≤ 1.30)"},
 		params: []param{
@@ -87,7 +87,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "traefik",
+		info: Info{Name: "traefik", Caps: CapKeyColumn | CapStage,
 			Summary:   "Traefik's RateLimiter middleware: x/time/rate Reserve per source, a delay up to 1/(2·⌊rate⌋) waited, more refused; a source idle into its second whole second gets a new bucket",
 			Reference: "Traefik v3 RateLimiter middleware, in memory (x/time/rate and ttlmap)"},
 		params: []param{
@@ -108,7 +108,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "haproxy",
+		info: Info{Name: "haproxy", Caps: CapKeyColumn | CapStage,
 			Summary:   "HAProxy stick-table http_req_rate(period) with `deny if { sc_http_req_rate(0) gt limit }`: a two-period weighted counter that counts denied requests too",
 			Reference: "HAProxy freq_ctr.c (track-sc0, sc_http_req_rate)"},
 		params: []param{
@@ -129,7 +129,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "kong",
+		info: Info{Name: "kong", Caps: CapKeyColumn | CapStage,
 			Summary:   "Kong's rate-limiting plugin: fixed UTC calendar windows per second/minute/hour/day/month/year, all checked; policy=redis counts rejected requests",
 			Reference: "Kong Gateway OSS rate-limiting plugin (handler.lua, policies, timestamp.lua)"},
 		params: []param{
@@ -172,7 +172,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "resilience4j",
+		info: Info{Name: "resilience4j", Caps: CapKeyColumn | CapCost | CapStage,
 			Summary:   "resilience4j AtomicRateLimiter: limit-for-period permits per refresh-period cycle from creation; a caller waits up to timeout for a later cycle",
 			Reference: "resilience4j AtomicRateLimiter, acquirePermission"},
 		params: []param{
@@ -193,7 +193,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "bucket4j",
+		info: Info{Name: "bucket4j", Caps: CapKeyColumn | CapCost | CapStage,
 			Summary:   "Bucket4j local bucket, tryConsume: greedy refill (continuous, integer remainders kept) or intervally (whole refills at creation + k·period)",
 			Reference: "Bucket4j 8 local bucket (LockFreeBucket), tryConsume"},
 		params: []param{
