@@ -293,10 +293,6 @@ func (k *Keyed) TrackShadow() {
 	k.hasShadow = true
 }
 
-// keyedKindNames are the kinds that are per-key by themselves (key= is
-// one of their parameters).
-var keyedKindNames = []string{"nginx-limit-req", "sentinel-param"}
-
 // cutKeyParams removes key= and capacity= from a spec's parameters, for
 // a single-key kind made per-key.
 //

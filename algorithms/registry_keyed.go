@@ -137,15 +137,14 @@ type perKeyRefuser interface {
 }
 
 // newKeyedSpec builds name:rest made per-key when rest has key= and the
-// kind is single-key; ok is false when it is not such a spec.
+// kind is single-key (key is not a parameter of its own); ok is false when
+// it is not such a spec.
 func newKeyedSpec(k *kind, rest string, defaultLimit float64) (Limiter, bool, error) {
-	for _, n := range keyedKindNames {
-		if k.info.Name == n {
-			return nil, false, nil
-		}
-	}
 	own := false
 	for _, p := range k.params {
+		if p.Key == "key" {
+			return nil, false, nil // per-key by itself (nginx-limit-req, sentinel-param)
+		}
 		own = own || p.Key == "capacity"
 	}
 	inner, key, capacity, ok, err := cutKeyParams(k.info.Name, rest, own)
