@@ -1,6 +1,9 @@
 package algorithms
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // reader reads a spec's parameters one after another and keeps the first
 // error: a constructor reads every parameter it needs, then asks err once.
@@ -99,5 +102,23 @@ func (r *reader) wholeCount(key string, maxV int64) int64 {
 func (r *reader) choice(key, no, yes string) bool {
 	v, err := r.a.choice(key, no, yes)
 	r.fail(err)
+	return v
+}
+
+// nginxRate reads an nginx rate, Nr/s or Nr/m, in milli-requests per
+// second (ParseNginxRate).
+func (r *reader) nginxRate(key string) int64 {
+	v, err := ParseNginxRate(r.a.str(key))
+	r.fail(err)
+	return v
+}
+
+// size reads a size with an optional k, m or g (ParseSize); its error
+// names the spec and the parameter.
+func (r *reader) size(key string) int64 {
+	v, err := ParseSize(r.a.str(key))
+	if err != nil {
+		r.fail(fmt.Errorf("%s: %s: %v", r.a.name, key, err))
+	}
 	return v
 }

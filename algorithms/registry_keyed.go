@@ -70,15 +70,11 @@ func buildNginxLimitReq(a *args) (Limiter, error) {
 	}
 	var c NginxLimitReqConfig
 	r := a.reader()
-	var err error
-	c.Rate, err = ParseNginxRate(a.str("rate"))
-	r.fail(err)
+	c.Rate = r.nginxRate("rate")
 	c.Burst = r.int64("burst")
 	c.Delay = r.int64("delay")
 	c.NoDelay = r.boolean("nodelay")
-	if c.Zone, err = ParseSize(a.str("zone")); err != nil {
-		r.fail(fmt.Errorf("nginx-limit-req: zone: %v", err))
-	}
+	c.Zone = r.size("zone")
 	if err := r.err(); err != nil {
 		return nil, err
 	}
