@@ -1,58 +1,145 @@
-package algorithms_test
+package algorithms
 
 import (
+	"slices"
+	"strings"
 	"testing"
-
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"time"
 )
 
-// TestCapsTable holds Caps: Has is "every capability asked for", and
-// String lists the names comma-separated in one fixed order, whatever
-// order the bits were set in.
-func TestCapsTable(t *testing.T) {
-	all := algorithms.CapKeyColumn | algorithms.CapClosedLoop | algorithms.CapRedis | algorithms.CapCost | algorithms.CapStage | algorithms.CapCheckToAdd
-	cases := []struct {
-		c    algorithms.Caps
-		want string
-	}{
-		{0, ""},
-		{algorithms.CapKeyColumn, "key"},
-		{algorithms.CapClosedLoop, "closed-loop"},
-		{algorithms.CapRedis, "redis"},
-		{algorithms.CapCost, "cost"},
-		{algorithms.CapStage, "stage"},
-		{algorithms.CapCheckToAdd, "check-to-add"},
-		{algorithms.CapCheckToAdd | algorithms.CapKeyColumn, "key,check-to-add"},
-		{algorithms.CapStage | algorithms.CapCost | algorithms.CapRedis, "redis,cost,stage"},
-		{all, "key,closed-loop,redis,cost,stage,check-to-add"},
+// capsBaseSpecs are the kinds that need parameters to build; every other
+// kind builds from its name with a default limit of 10.
+var capsBaseSpecs = map[string]string{
+	"guava-warming-up": "guava-warming-up:warm-up=2s",
+	"circuit-breaker":  "circuit-breaker:strategy=error-count,threshold=5",
+	"nginx-limit-req":  "nginx-limit-req:rate=10r/s",
+	"sentinel-system":  "sentinel-system:qps=10",
+}
+
+// capsBase is kind name's spec for the capability tests, and how to add a
+// parameter to it.
+func capsBase(name string) (spec, sep string) {
+	spec, ok := capsBaseSpecs[name]
+	if !ok {
+		spec = name
 	}
-	for _, c := range cases {
-		if got := c.c.String(); got != c.want {
-			t.Errorf("Caps(%b).String() = %q, want %q", c.c, got, c.want)
+	if strings.Contains(spec, ":") {
+		return spec, ","
+	}
+	return spec, ":"
+}
+
+// Every kind's Caps say what it does: each capability is checked against
+// the behaviour it names, in both directions.
+func TestCapsMatchBehaviour(t *testing.T) {
+	for _, in := range List() {
+		t.Run(in.Name, func(t *testing.T) {
+			base, sep := capsBase(in.Name)
+			l, err := New(base, 10)
+			if err != nil {
+				t.Fatalf("%s: %v", base, err)
+			}
+			if in.Caps.Has(CapRedis) {
+				t.Errorf("%s declares redis; no limiter of this package runs on Redis", in.Name)
+			}
+
+			// key=COLUMN builds, and reads that column.
+			keyed, err := New(base+sep+"key=k", 10)
+			if got := err == nil; got != in.Caps.Has(CapKeyColumn) {
+				t.Errorf("%s: key=k builds %v (%v), Caps %s", in.Name, got, err, in.Caps)
+			}
+			if err == nil {
+				ku, ok := keyed.(KeyColumnUser)
+				if !ok || !slices.Equal(ku.KeyColumns(), []string{"k"}) {
+					t.Errorf("%s: key=k gives %T, not a reader of column k", in.Name, keyed)
+				}
+			}
+
+			// check-to-add=1ms builds, wrapping the limiter.
+			cta, err := New(base+sep+"check-to-add=1ms", 10)
+			if got := err == nil; got != in.Caps.Has(CapCheckToAdd) {
+				t.Errorf("%s: check-to-add=1ms builds %v (%v), Caps %s", in.Name, got, err, in.Caps)
+			}
+			if _, wrapped := cta.(*CheckToAdd); err == nil && !wrapped {
+				t.Errorf("%s: check-to-add=1ms gives %T, not a CheckToAdd", in.Name, cta)
+			}
+			// and matters: passes decided within the gap are not yet
+			// counted, so a burst at one instant gets more through.
+			if err == nil && slices.Equal(burst(cta), burst(l)) {
+				t.Errorf("%s: check-to-add=1ms decides a burst as without it; its pass is recorded in one step", in.Name)
+			}
+
+			// A chain takes it as a stage (after another, as a breaker
+			// must be last).
+			_, isStage := l.(Stage)
+			_, err = New("fixed-window:limit=5+"+base, 10)
+			if got := err == nil; got != in.Caps.Has(CapStage) || isStage != in.Caps.Has(CapStage) {
+				t.Errorf("%s: chain stage builds %v (%v), is a Stage %v, Caps %s", in.Name, got, err, isStage, in.Caps)
+			}
+
+			// It reads completions: the simulator's closed loop feeds a
+			// Completer and a circuit breaker (simulator/chain.go).
+			_, completer := l.(Completer)
+			_, breaker := l.(interface {
+				Complete(entry, exit time.Duration, failed bool)
+			})
+			if got := completer || breaker; got != in.Caps.Has(CapClosedLoop) {
+				t.Errorf("%s: reads completions %v, Caps %s", in.Name, got, in.Caps)
+			}
+
+			// A request's cost changes its decisions, alone and per key.
+			if got := chargesCost(t, base); got != in.Caps.Has(CapCost) {
+				t.Errorf("%s: cost 5 decides differently from cost 1: %v, Caps %s", in.Name, got, in.Caps)
+			}
+			if in.Caps.Has(CapKeyColumn) && !strings.Contains(base, "key=") {
+				if got := chargesCost(t, base+sep+"key=k"); got != in.Caps.Has(CapCost) {
+					t.Errorf("%s with key=k: cost 5 decides differently from cost 1: %v, Caps %s", in.Name, got, in.Caps)
+				}
+			}
+		})
+	}
+}
+
+// chargesCost reports whether two fresh limiters of spec decide a burst
+// differently when every request costs 5 rather than 1: 100 arrivals at
+// t = 0 and 100 more, 1 ms apart, all of key 0.
+func chargesCost(t *testing.T, spec string) bool {
+	t.Helper()
+	run := func(cost int32) []Decision {
+		l, err := New(spec, 10)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
 		}
-	}
-	// Six distinct bits.
-	seen := algorithms.Caps(0)
-	for _, c := range cases[1:7] {
-		if c.c&(c.c-1) != 0 || seen&c.c != 0 {
-			t.Errorf("%s is not a bit of its own", c.want)
+		if sr, ok := l.(SignalReader); ok {
+			sr.BindSignals(ConstSignals{Cpu: 0.5, Load: 1})
 		}
-		seen |= c.c
-	}
-	has := []struct {
-		c, want algorithms.Caps
-		ok      bool
-	}{
-		{algorithms.CapKeyColumn | algorithms.CapCost, algorithms.CapKeyColumn, true},
-		{algorithms.CapKeyColumn | algorithms.CapCost, algorithms.CapKeyColumn | algorithms.CapCost, true},
-		{algorithms.CapKeyColumn | algorithms.CapCost, algorithms.CapKeyColumn | algorithms.CapRedis, false},
-		{0, algorithms.CapStage, false},
-		{algorithms.CapStage, 0, true},
-		{all, all, true},
-	}
-	for _, h := range has {
-		if got := h.c.Has(h.want); got != h.ok {
-			t.Errorf("(%s).Has(%s) = %v, want %v", h.c, h.want, got, h.ok)
+		if ku, ok := l.(KeyColumnUser); ok {
+			if err := ku.BindKeyColumns([]int{0}); err != nil {
+				t.Fatalf("%s: %v", spec, err)
+			}
 		}
+		r := Request{Keys: noKeys, Cost: cost}
+		r.Keys[0] = 0
+		var out []Decision
+		for i := range 200 {
+			now := time.Duration(max(i-100, 0)) * time.Millisecond
+			rl, ok := l.(RequestLimiter)
+			if !ok {
+				out = append(out, l.Decide(now))
+				continue
+			}
+			out = append(out, rl.DecideRequest(now, &r))
+		}
+		return out
 	}
+	return !slices.Equal(run(1), run(5))
+}
+
+// burst decides 40 arrivals at t = 0 and one at 1 s on l.
+func burst(l Limiter) []Decision {
+	var out []Decision
+	for range 40 {
+		out = append(out, l.Decide(0))
+	}
+	return append(out, l.Decide(time.Second))
 }

@@ -98,16 +98,22 @@ func (c *Chain) BindKeyNames(name func(int32) string) {
 // so that extra_passes_from_eviction compares chain with chain; nil when l
 // keeps no per-key state.
 func KeyReporterOf(l Limiter) KeyReporter {
-	switch x := l.(type) {
-	case KeyReporterProvider:
-		return x.KeyReporter()
-	case KeyReporter:
-		return x
-	case *Chain:
-		for _, s := range x.stages {
-			if k, ok := s.(KeyReporter); ok {
-				return chainKeys{k, x}
-			}
+	if p, ok := l.(KeyReporterProvider); ok {
+		return p.KeyReporter()
+	}
+	if k, ok := l.(KeyReporter); ok {
+		return k
+	}
+	return nil
+}
+
+// KeyReporter implements KeyReporterProvider: the per-key view of the
+// chain's first per-key stage with the chain's figures (chainKeys), or nil
+// when no stage keeps per-key state.
+func (c *Chain) KeyReporter() KeyReporter {
+	for _, s := range c.stages {
+		if k, ok := s.(KeyReporter); ok {
+			return chainKeys{k, c}
 		}
 	}
 	return nil
@@ -123,8 +129,8 @@ func (c *Chain) ShadowRequest(now time.Duration, r *Request) {
 }
 
 // KeyReporterProvider is a limiter that is per-key or not by its
-// configuration (a redis-* spec with or without key=COLUMN): KeyReporter
-// is its per-key view, or nil.
+// configuration (a chain with or without a per-key stage, a redis-* spec
+// with or without key=COLUMN): KeyReporter is its per-key view, or nil.
 type KeyReporterProvider interface {
 	KeyReporter() KeyReporter
 }

@@ -270,6 +270,10 @@ func (b *CircuitBreaker) Rate() float64 { return 0 }
 // StateBytes implements Limiter.
 func (b *CircuitBreaker) StateBytes() int { return int(unsafe.Sizeof(*b)) }
 
+// resourceWide marks the breaker as one per resource: it cannot be made
+// per-key with key= (keyed.go).
+func (b *CircuitBreaker) resourceWide() {}
+
 // buildCircuitBreaker parses circuit-breaker:strategy=S,... for the
 // registry.
 func buildCircuitBreaker(a *args) (Limiter, error) {
@@ -310,11 +314,11 @@ func buildCircuitBreaker(a *args) (Limiter, error) {
 	default:
 		return nil, fmt.Errorf("%s: strategy=%s needs a threshold (for example threshold=%s)", name, c.Strategy, map[BreakerStrategy]string{ErrorRatio: "0.5", ErrorCount: "10"}[c.Strategy])
 	}
-	var e1, e2, e3 error
-	c.MinRequests, e1 = a.int("min-requests")
-	c.StatInterval, e2 = a.duration("stat-interval")
-	c.Recovery, e3 = a.duration("recovery")
-	if err := first(e1, e2, e3); err != nil {
+	r := a.reader()
+	c.MinRequests = r.int("min-requests")
+	c.StatInterval = r.duration("stat-interval")
+	c.Recovery = r.duration("recovery")
+	if err := r.err(); err != nil {
 		return nil, err
 	}
 	return NewCircuitBreaker(c)

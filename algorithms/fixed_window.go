@@ -94,3 +94,7 @@ func (f *FixedWindow) Rate() float64 { return f.cfg.Limit / f.cfg.Window.Seconds
 
 // StateBytes implements Limiter.
 func (f *FixedWindow) StateBytes() int { return int(unsafe.Sizeof(*f)) }
+
+// keyedTable implements keyedStater: a FixedWindow has no pointers and is
+// kept whole per key.
+func (f *FixedWindow) keyedTable() keyedTable { return flatTable[FixedWindow](*f) }

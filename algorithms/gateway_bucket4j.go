@@ -205,6 +205,15 @@ func (b *Bucket4j) Rate() float64 {
 // StateBytes implements Limiter.
 func (b *Bucket4j) StateBytes() int { return int(unsafe.Sizeof(*b)) }
 
+// keyedTable implements keyedStater: the tokens and refill time per key.
+func (b *Bucket4j) keyedTable() keyedTable {
+	c := b.cfg
+	return stateTable(c.fresh(),
+		func(st *bucket4jState, now time.Duration, r *Request) Decision {
+			return st.tryConsume(now, int64(r.cost()), c)
+		})
+}
+
 // Fresh implements Freshener: a full bucket created at t = 0, sharing b's
 // configuration.
 func (b *Bucket4j) Fresh() Limiter {

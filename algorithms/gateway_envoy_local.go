@@ -241,6 +241,21 @@ func (e *EnvoyLocal) Rate() float64 {
 // shared configuration.
 func (e *EnvoyLocal) StateBytes() int { return int(unsafe.Sizeof(*e)) }
 
+// keyedTable implements keyedStater: the bucket per key, of the mode's
+// kind. max_dynamic_descriptors stays the table's bound (KeyBound, read by
+// newKeyed from the prototype).
+func (e *EnvoyLocal) keyedTable() keyedTable {
+	p := e.cfg
+	if p.Timer {
+		return stateTable(p.freshTimer(),
+			func(st *envoyTimerState, now time.Duration, _ *Request) Decision { return st.consume(now, p) })
+	}
+	return stateTable(p.freshAtomic(),
+		func(st *envoyAtomicState, now time.Duration, r *Request) Decision {
+			return st.consume(now, r.cost(), p)
+		})
+}
+
 // Fresh implements Freshener: a new bucket (full, no ticks applied)
 // sharing l's configuration.
 func (e *EnvoyLocal) Fresh() Limiter {

@@ -179,6 +179,13 @@ func (h *HAProxy) Rate() float64 { return float64(h.cfg.Limit) / h.cfg.Period.Se
 // StateBytes implements Limiter.
 func (h *HAProxy) StateBytes() int { return int(unsafe.Sizeof(*h)) }
 
+// keyedTable implements keyedStater: the two-period counter per key.
+func (h *HAProxy) keyedTable() keyedTable {
+	p := h.cfg
+	return stateTable(haproxyState{},
+		func(st *haproxyState, now time.Duration, _ *Request) Decision { return st.check(now, p) })
+}
+
 // Fresh implements Freshener: no stick-table entry yet, sharing h's
 // configuration.
 func (h *HAProxy) Fresh() Limiter { return &HAProxy{cfg: h.cfg} }

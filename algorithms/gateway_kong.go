@@ -272,5 +272,9 @@ func (k *Kong) WindowLimit(w time.Duration) float64 {
 // shared configuration.
 func (k *Kong) StateBytes() int { return int(unsafe.Sizeof(*k)) }
 
+// keyedTable implements keyedStater: one counter per configured unit and
+// key (kongTable).
+func (k *Kong) keyedTable() keyedTable { return kongTable(k.cfg) }
+
 // Fresh implements Freshener: no counters yet, sharing k's configuration.
 func (k *Kong) Fresh() Limiter { return &Kong{cfg: k.cfg} }

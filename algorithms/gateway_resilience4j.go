@@ -133,6 +133,15 @@ func (r *Resilience4j) Rate() float64 {
 // StateBytes implements Limiter.
 func (r *Resilience4j) StateBytes() int { return int(unsafe.Sizeof(*r)) }
 
+// keyedTable implements keyedStater: the cycle and permissions per key.
+func (r *Resilience4j) keyedTable() keyedTable {
+	c := r.cfg
+	return stateTable(resilience4jState{permissions: c.LimitForPeriod},
+		func(st *resilience4jState, now time.Duration, req *Request) Decision {
+			return st.acquire(now, req.cost(), c)
+		})
+}
+
 // Fresh implements Freshener: a limiter created at t = 0 (cycle 0, full),
 // sharing r's configuration.
 func (r *Resilience4j) Fresh() Limiter {

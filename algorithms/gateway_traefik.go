@@ -185,6 +185,10 @@ func (l *Traefik) Rate() float64 { return l.cfg.rate }
 // StateBytes implements Limiter.
 func (l *Traefik) StateBytes() int { return int(unsafe.Sizeof(*l)) }
 
+// keyedTable implements keyedStater: Traefik's table of sources, with the
+// expiry heap its bound evicts from (keyed_bound.go).
+func (l *Traefik) keyedTable() keyedTable { return newTraefikTable(l) }
+
 // EpochMs is the Unix ms of virtual time 0: Traefik's expiry reads whole
 // Unix seconds of epoch + t.
 func (l *Traefik) EpochMs() int64 { return epochMs(1) }

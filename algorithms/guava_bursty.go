@@ -99,3 +99,7 @@ func (l *GuavaBursty) Rate() float64 { return l.cfg.Rate }
 
 // StateBytes implements Limiter.
 func (l *GuavaBursty) StateBytes() int { return int(unsafe.Sizeof(*l)) }
+
+// keyedTable implements keyedStater: the stored permits and next free
+// ticket per key (guavaTable).
+func (l *GuavaBursty) keyedTable() keyedTable { return guavaTable(l.st, l.g) }

@@ -98,3 +98,7 @@ func (l *GuavaWarmingUp) Rate() float64 { return l.cfg.Rate }
 
 // StateBytes implements Limiter.
 func (l *GuavaWarmingUp) StateBytes() int { return int(unsafe.Sizeof(*l)) }
+
+// keyedTable implements keyedStater: the stored permits and next free
+// ticket per key (guavaTable).
+func (l *GuavaWarmingUp) keyedTable() keyedTable { return guavaTable(l.st, l.g) }

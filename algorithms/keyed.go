@@ -17,7 +17,7 @@ import (
 // Limiters whose state has a fixed size keep only that state per key, by
 // value and without pointers, in one flat array, and their configuration
 // once (token-bucket, fixed-window, leaky-bucket, sliding-window-counter,
-// the gateways, guava-bursty, guava-warming-up, uber: newTable); the others
+// the gateways, guava-bursty, guava-warming-up, uber: keyedStater); the others
 // (leap-array, sliding-log, warm-up, … : TestKeyedFallbackKinds) keep one
 // instance per key.
 type Keyed struct {
@@ -101,63 +101,19 @@ func guavaTable(fresh guavaState, g guavaSmooth) *table[guavaState] {
 	return stateTable(fresh, func(st *guavaState, now time.Duration, _ *Request) Decision { return st.tryAcquire(now, &g) })
 }
 
-// newTable picks the flat table when proto's type allows it, else one
+// keyedStater is implemented by limiters whose state per key has a fixed
+// size and no pointers: keyedTable returns a table that keeps only that
+// state per key, by value, with the limiter's configuration once (in the
+// table's closures), for the receiver as a new key's limiter.
+type keyedStater interface {
+	keyedTable() keyedTable
+}
+
+// newTable is proto's own table when it has one (keyedStater), else one
 // instance per key built from its spec.
 func newTable(proto Limiter) keyedTable {
-	switch l := proto.(type) {
-	case *TokenBucket:
-		// Only the state per key: the rate and burst are the spec's.
-		rate, burst := l.cfg.Rate, l.burst
-		return &table[tokenBucketState]{slots: newKeySlots[tokenBucketState](), fresh: func() tokenBucketState { return tokenBucketState{tokens: burst} },
-			run: func(st *tokenBucketState, now time.Duration, _ *Request) Decision {
-				return Decision{Pass: st.take(now, rate, burst)}
-			}}
-	case *FixedWindow:
-		return flatTable[FixedWindow](*l)
-	case *Throttling:
-		return flatTable[Throttling](*l)
-	case *SlidingWindowCounter:
-		return flatTable[SlidingWindowCounter](*l)
-	case *Traefik:
-		return newTraefikTable(l)
-	case *Resilience4j:
-		c := l.cfg
-		return stateTable(resilience4jState{permissions: c.LimitForPeriod},
-			func(st *resilience4jState, now time.Duration, r *Request) Decision {
-				return st.acquire(now, r.cost(), c)
-			})
-	case *Bucket4j:
-		c := l.cfg
-		return stateTable(c.fresh(),
-			func(st *bucket4jState, now time.Duration, r *Request) Decision {
-				return st.tryConsume(now, int64(r.cost()), c)
-			})
-	case *HAProxy:
-		p := l.cfg
-		return stateTable(haproxyState{},
-			func(st *haproxyState, now time.Duration, _ *Request) Decision { return st.check(now, p) })
-	case *Uber:
-		p := l.cfg
-		return stateTable(uberState{},
-			func(st *uberState, now time.Duration, _ *Request) Decision { return st.take(now, &p) })
-	case *Kong:
-		return kongTable(l.cfg)
-	case *GuavaBursty:
-		return guavaTable(l.st, l.g)
-	case *GuavaWarmingUp:
-		return guavaTable(l.st, l.g)
-	case *EnvoyLocal:
-		// max_dynamic_descriptors stays the table's bound (KeyBound, read
-		// by newKeyed from proto).
-		p := l.cfg
-		if p.Timer {
-			return stateTable(p.freshTimer(),
-				func(st *envoyTimerState, now time.Duration, _ *Request) Decision { return st.consume(now, p) })
-		}
-		return stateTable(p.freshAtomic(),
-			func(st *envoyAtomicState, now time.Duration, r *Request) Decision {
-				return st.consume(now, r.cost(), p)
-			})
+	if s, ok := proto.(keyedStater); ok {
+		return s.keyedTable()
 	}
 	return instanceTable(proto.Spec())
 }
@@ -184,6 +140,27 @@ func instanceTable(spec string) *table[Limiter] {
 			return (*st).Decide(now)
 		}}
 }
+
+// resourceWide is implemented by limiters whose state is the whole
+// resource's by definition, so that a table of them per key means nothing
+// (the circuit breaker: Sentinel keeps one per DegradeRule and resource).
+type resourceWide interface {
+	resourceWide()
+}
+
+// perKeyable reports whether l can be made per-key with key=COLUMN: not
+// when it reads key columns itself (KeyColumnUser: the per-key kinds, a
+// chain, a Keyed) or is resource-wide.
+func perKeyable(l Limiter) bool {
+	_, keyed := l.(KeyColumnUser)
+	_, whole := l.(resourceWide)
+	return !keyed && !whole
+}
+
+var (
+	_ KeyColumnUser = (*Chain)(nil)
+	_ KeyColumnUser = (*Keyed)(nil)
+)
 
 // NewKeyed makes the limiter of spec inner per-key on column key;
 // capacity 0 is unbounded. For an adaptive inner limiter (a Completer),
@@ -212,8 +189,7 @@ func newKeyedTable(inner string, key string, capacity int, defaultLimit float64)
 	if err != nil {
 		return nil, err
 	}
-	switch proto.(type) {
-	case *Chain, *CircuitBreaker, *Keyed, KeyColumnUser:
+	if !perKeyable(proto) {
 		return nil, fmt.Errorf("%s cannot be made per-key with key=%s", registryNameOf(proto.Spec()), key)
 	}
 	if capacity < 0 {
@@ -316,10 +292,6 @@ func (k *Keyed) TrackShadow() {
 	k.shadow.col = k.col
 	k.hasShadow = true
 }
-
-// keyedKindNames are the kinds that are per-key by themselves (key= is
-// one of their parameters).
-var keyedKindNames = []string{"nginx-limit-req", "sentinel-param"}
 
 // cutKeyParams removes key= and capacity= from a spec's parameters, for
 // a single-key kind made per-key.

@@ -11,6 +11,32 @@
 // every bucket length of the limiter and of 1000 ms. Bucket edges therefore
 // fall on multiples of the bucket length in virtual time, and every limiter
 // starts "idle since forever".
+//
+// # What a limiter implements
+//
+// A limiter is one file: its type implements Limiter, and the optional
+// interfaces below for what it does beyond it; the code that needs a
+// capability asks for the interface, as net/http asks a ResponseWriter
+// for a Flusher, so no list of types elsewhere names it. Its registry line
+// (its family's table in registry*.go) gives its spec's parameters, its
+// constructor and its Caps, which a test holds to the interfaces.
+//
+//   - Stage (Check, then Record): it can be a stage of a chain A+B, and it
+//     takes check-to-add when its Caps say CapCheckToAdd.
+//   - RequestLimiter: it reads a request's keys, cost or priority.
+//   - KeyColumnUser, KeyReporter, KeyNameUser, RequestStage: it reads key
+//     columns itself (nginx-limit-req, sentinel-param).
+//   - keyedStater: made per-key with key=, it keeps only a fixed-size
+//     state per key (else one instance per key); KeyBound, Expirer: the
+//     reference bounds or expires its per-key states; perKeyRefuser,
+//     resourceWide: it cannot be made per-key, or not in some
+//     configuration.
+//   - Completer, SignalReader, Seeded: it reads completions, host signals
+//     or the run's seed (the adaptive family), on the simulator's closed
+//     loop.
+//   - Warner: it has warnings about its configuration (Warnings).
+//   - WindowLimiter, EpochReader: its limit differs by window length, or
+//     it reads a wall clock.
 package algorithms
 
 import "time"

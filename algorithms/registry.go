@@ -194,35 +194,34 @@ func inFamily(family string, ks []kind) []kind {
 
 var coreKinds = []kind{
 	{
-		info: Info{Name: "fixed-window", Family: "windows", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count+1 ≤ limit",
+		info: Info{Name: "fixed-window", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count+1 ≤ limit",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
 			var c FixedWindowConfig
-			var e1, e2 error
-			c.Limit, e1 = a.float("limit")
-			c.Window, e2 = a.duration("window")
-			if err := first(e1, e2); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewFixedWindow(c)
 		},
 	},
 	{
-		info: Info{Name: "leap-array", Family: "windows", Aliases: []string{"sliding-window"},
+		info: Info{Name: "leap-array", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Aliases: []string{"sliding-window"},
 			Summary:   "Sentinel's bucketed sliding window (LeapArray) with DefaultController: QPS grade, reject",
 			Reference: "Alibaba Sentinel 1.8 DefaultController on a StatisticNode; flavor=go: sentinel-golang Direct + Reject"},
 		params: []param{pQPS, pSampleCount, pInterval, pOccupy, pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c LeapArrayConfig
-			var e1, e2, e3, e4, e5 error
-			var golang bool
-			c.Limit, e1 = a.float("limit")
-			c.SampleCount, e2 = a.int("sample-count")
-			c.Interval, e3 = a.duration("interval")
-			golang, e4 = a.goFlavor()
-			c.OccupyTimeout, e5 = a.duration("occupy-timeout")
-			if err := first(e1, e2, e3, e4, e5); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.SampleCount = r.int("sample-count")
+			c.Interval = r.duration("interval")
+			golang := r.goFlavor()
+			c.OccupyTimeout = r.duration("occupy-timeout")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			if golang {
@@ -236,24 +235,24 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "sliding-log", Family: "windows", Summary: "exact sliding log: pass iff passes in (t − window, t] + 1 ≤ limit",
+		info: Info{Name: "sliding-log", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Summary: "exact sliding log: pass iff passes in (t − window, t] + 1 ≤ limit",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow,
 			p("history", "10s", "how far back the clock may step and still get exact decisions (memory: about limit·(1+history/window) timestamps)", kindDuration)},
 		build: func(a *args) (Limiter, error) {
 			var c SlidingLogConfig
-			var e1, e2, e3 error
-			c.Limit, e1 = a.float("limit")
-			c.Window, e2 = a.duration("window")
-			c.History, e3 = a.duration("history")
-			if err := first(e1, e2, e3); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			c.History = r.duration("history")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewSlidingLog(c)
 		},
 	},
 	{
-		info: Info{Name: "token-bucket", Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
+		info: Info{Name: "token-bucket", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
 			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, 1)"},
 		params: []param{
 			p("rate", "", "tokens per second, may be fractional", kindFloat),
@@ -291,7 +290,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leaky-bucket", Family: "Sentinel", Aliases: []string{"throttling"},
+		info: Info{Name: "leaky-bucket", Caps: CapKeyColumn | CapStage, Family: "Sentinel", Aliases: []string{"throttling"},
 			Summary:   "Sentinel's ThrottlingController: uniform pacing with a bounded queue",
 			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController); flavor=go: sentinel-golang Direct + Throttling"},
 		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pOccupyIgn, pFlavor},
@@ -300,13 +299,12 @@ var coreKinds = []kind{
 				return nil, err
 			}
 			var c ThrottlingConfig
-			var e1, e2, e3, e4 error
-			var golang bool
-			c.Limit, e1 = a.float("limit")
-			c.Interval, e2 = a.duration("interval")
-			c.MaxQueue, e3 = a.duration("max-queue")
-			golang, e4 = a.goFlavor()
-			if err := first(e1, e2, e3, e4); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Interval = r.duration("interval")
+			c.MaxQueue = r.duration("max-queue")
+			golang := r.goFlavor()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			if golang {
@@ -316,7 +314,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up", Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
+		info: Info{Name: "warm-up", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
 			Reference: "Alibaba Sentinel 1.8 WarmUpController; flavor=go: sentinel-golang WarmUp + Reject"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
@@ -324,15 +322,14 @@ var coreKinds = []kind{
 				return nil, err
 			}
 			var c WarmUpConfig
-			var e [6]error
-			var golang bool
-			c.Limit, e[0] = a.float("limit")
-			c.WarmUp, e[1] = a.duration("warm-up")
-			c.ColdFactor, e[2] = a.int("cold-factor")
-			c.SampleCount, e[3] = a.int("sample-count")
-			c.Interval, e[4] = a.duration("interval")
-			golang, e[5] = a.goFlavor()
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.WarmUp = r.duration("warm-up")
+			c.ColdFactor = r.int("cold-factor")
+			c.SampleCount = r.int("sample-count")
+			c.Interval = r.duration("interval")
+			golang := r.goFlavor()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			if golang {
@@ -342,7 +339,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up-rate-limiter", Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
+		info: Info{Name: "warm-up-rate-limiter", Caps: CapKeyColumn | CapStage, Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
 			Reference: "Alibaba Sentinel 1.8 WarmUpRateLimiterController; flavor=go: sentinel-golang WarmUp + Throttling"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pMaxQueue,
 			p("sample-count", "2", "flavor=go only: buckets of the statistic the warm-up reads", kindInt),
@@ -350,22 +347,20 @@ var coreKinds = []kind{
 			pFlavor},
 		build: func(a *args) (Limiter, error) {
 			var c WarmUpRateLimiterConfig
-			var e [5]error
-			var golang bool
-			c.Limit, e[0] = a.float("limit")
-			c.WarmUp, e[1] = a.duration("warm-up")
-			c.ColdFactor, e[2] = a.int("cold-factor")
-			c.MaxQueue, e[3] = a.duration("max-queue")
-			golang, e[4] = a.goFlavor()
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.WarmUp = r.duration("warm-up")
+			c.ColdFactor = r.int("cold-factor")
+			c.MaxQueue = r.duration("max-queue")
+			golang := r.goFlavor()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			if golang {
 				g := GoWarmUpRateLimiterConfig{WarmUpRateLimiterConfig: c}
-				var e1, e2 error
-				g.SampleCount, e1 = a.int("sample-count")
-				g.Interval, e2 = a.duration("interval")
-				if err := first(e1, e2); err != nil {
+				g.SampleCount = r.int("sample-count")
+				g.Interval = r.duration("interval")
+				if err := r.err(); err != nil {
 					return nil, err
 				}
 				return NewGoWarmUpRateLimiter(g)
@@ -377,23 +372,23 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-bursty", Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(1, timeout)",
+		info: Info{Name: "guava-bursty", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(1, timeout)",
 			Reference: "Guava 33 RateLimiter.create(rate) (SmoothBursty), tryAcquire(1, timeout) or acquire() for timeout=inf"},
 		params: []param{pRate, p("max-burst", "1s", "seconds of permits an idle limiter stores (maxBurstSeconds)", kindDuration), pGuavaTimeout},
 		build: func(a *args) (Limiter, error) {
 			var c GuavaBurstyConfig
-			var e1, e2, e3 error
-			c.Rate, e1 = a.float("rate")
-			c.MaxBurst, e2 = a.duration("max-burst")
-			c.Timeout, e3 = a.guavaTimeout()
-			if err := first(e1, e2, e3); err != nil {
+			r := a.reader()
+			c.Rate = r.float("rate")
+			c.MaxBurst = r.duration("max-burst")
+			c.Timeout = r.guavaTimeout()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewGuavaBursty(c)
 		},
 	},
 	{
-		info: Info{Name: "guava-warming-up", Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(1, timeout)",
+		info: Info{Name: "guava-warming-up", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(1, timeout)",
 			Reference: "Guava 33 RateLimiter.create(rate, warmupPeriod) with coldFactor (SmoothWarmingUp), tryAcquire(1, timeout) or acquire() for timeout=inf"},
 		params: []param{pRate, p("warm-up", "-", "warm-up period (warmupPeriod), required, truncated to whole µs", kindDuration),
 			p("cold-factor", "3", "cold interval / stable interval, larger than 1", kindFloat), pGuavaTimeout},
@@ -402,82 +397,82 @@ var coreKinds = []kind{
 				return nil, fmt.Errorf("guava-warming-up needs a warm-up: add warm-up=D to the spec (for example guava-warming-up:warm-up=4s)")
 			}
 			var c GuavaWarmingUpConfig
-			var e [4]error
-			c.Rate, e[0] = a.float("rate")
-			c.WarmUp, e[1] = a.duration("warm-up")
-			c.ColdFactor, e[2] = a.float("cold-factor")
-			c.Timeout, e[3] = a.guavaTimeout()
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Rate = r.float("rate")
+			c.WarmUp = r.duration("warm-up")
+			c.ColdFactor = r.float("cold-factor")
+			c.Timeout = r.guavaTimeout()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewGuavaWarmingUp(c)
 		},
 	},
 	{
-		info: Info{Name: "uber", Family: "buckets", Summary: "go.uber.org/ratelimit: every request passes and sleeps until its turn, up to slack requests at once after idling",
+		info: Info{Name: "uber", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "go.uber.org/ratelimit: every request passes and sleeps until its turn, up to slack requests at once after idling",
 			Reference: "go.uber.org/ratelimit v0.3.1 New(rate, WithSlack(slack)).Take(), Per 1 s; wait = the Sleep duration"},
 		params: []param{p("rate", "", "Takes per second, a whole number", kindInt), p("slack", "10", "unspent permissions kept for a burst (0 is WithoutSlack)", kindInt)},
 		build: func(a *args) (Limiter, error) {
 			var c UberConfig
-			var e1, e2 error
-			c.Rate, e1 = a.wholeRate("rate")
-			c.Slack, e2 = a.int("slack")
-			if err := first(e1, e2); err != nil {
+			r := a.reader()
+			c.Rate = r.wholeRate("rate")
+			c.Slack = r.int("slack")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewUber(c)
 		},
 	},
 	{
-		info: Info{Name: "sliding-window-counter", Family: "windows", Summary: "Cloudflare's approximation: prev·(W − elapsed)/W + curr; pass iff estimate + 1 ≤ limit",
+		info: Info{Name: "sliding-window-counter", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Summary: "Cloudflare's approximation: prev·(W − elapsed)/W + curr; pass iff estimate + 1 ≤ limit",
 			Reference: "the definition (Cloudflare's sliding-window counter, windows aligned at t = 0)"},
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
 			var c SlidingWindowCounterConfig
-			var e1, e2 error
-			c.Limit, e1 = a.float("limit")
-			c.Window, e2 = a.duration("window")
-			if err := first(e1, e2); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewSlidingWindowCounter(c)
 		},
 	},
 	{
-		info: Info{Name: "seed-ring", Family: "windows", Summary: "seed 002's printed ring of buckets, with its clamp that re-wipes the ring after a long idle gap; pass iff total < limit",
+		info: Info{Name: "seed-ring", Caps: CapKeyColumn | CapStage, Family: "windows", Summary: "seed 002's printed ring of buckets, with its clamp that re-wipes the ring after a long idle gap; pass iff total < limit",
 			Reference: "seed 002 §3.1 SlidingWindowRateLimiter, as printed"},
 		params: []param{pLimit, p("window", "1s", "window (window_ms), whole ms", kindDuration), p("buckets", "100", "bucket_count; bucket_ms = window_ms // buckets", kindInt)},
 		build: func(a *args) (Limiter, error) {
 			var c SeedRingConfig
-			var e1, e2, e3 error
-			c.Limit, e1 = a.float("limit")
-			c.Window, e2 = a.duration("window")
-			c.Buckets, e3 = a.int("buckets")
-			if err := first(e1, e2, e3); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			c.Buckets = r.int("buckets")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewSeedRing(c)
 		},
 	},
 	{
-		info: Info{Name: "decaying-window", Family: "windows", Summary: "weighted window: older buckets fade by exp(−age/decay); pass iff weighted count + 1 ≤ limit",
+		info: Info{Name: "decaying-window", Caps: CapKeyColumn | CapStage, Family: "windows", Summary: "weighted window: older buckets fade by exp(−age/decay); pass iff weighted count + 1 ≤ limit",
 			Reference: "the definition (seed 002 §3.4's weighted window, as docs/algorithms.md defines it)"},
 		params: []param{pLimit, pWindow, p("buckets", "10", "buckets in the window, must divide it", kindInt), p("decay", "500ms", "decay constant", kindDuration)},
 		build: func(a *args) (Limiter, error) {
 			var c DecayingWindowConfig
-			var e [4]error
-			c.Limit, e[0] = a.float("limit")
-			c.Window, e[1] = a.duration("window")
-			c.Buckets, e[2] = a.int("buckets")
-			c.Decay, e[3] = a.duration("decay")
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Window = r.duration("window")
+			c.Buckets = r.int("buckets")
+			c.Decay = r.duration("decay")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewDecayingWindow(c)
 		},
 	},
 	{
-		info: Info{Name: "circuit-breaker", Family: "breakers",
+		info: Info{Name: "circuit-breaker", Caps: CapClosedLoop | CapStage, Family: "breakers",
 			Summary:   "Sentinel's circuit breaker: CLOSED → OPEN → HALF_OPEN (one probe) on slow calls or errors; put it last in a chain FLOW+circuit-breaker:...",
 			Reference: "Alibaba Sentinel 1.8 ResponseTimeCircuitBreaker / ExceptionCircuitBreaker (DegradeRule)"},
 		params: []param{
@@ -611,19 +606,30 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 	return l, nil
 }
 
-// checkToAddKinds are the kinds whose reference checks and records a pass
-// in two steps (FlowSlot, then StatisticSlot); each accepts
-// check-to-add=DURATION (see CheckToAdd). A new Stage kind gets the
-// parameter by adding its name here.
-var checkToAddKinds = []string{"fixed-window", "leap-array", "sliding-log", "warm-up", "sliding-window-counter"}
+// checkToAddKinds are the names of the kinds that declare CapCheckToAdd:
+// their reference checks and records a pass in two steps (FlowSlot, then
+// StatisticSlot), and each accepts check-to-add=DURATION (see CheckToAdd).
+var checkToAddKinds = namesWith(CapCheckToAdd)
+
+// namesWith returns the name of every kind whose Caps have c, in the
+// registry's order.
+func namesWith(c Caps) []string {
+	var names []string
+	for _, k := range kinds {
+		if k.info.Caps.Has(c) {
+			names = append(names, k.info.Name)
+		}
+	}
+	return names
+}
 
 var pCheckToAdd = p("check-to-add", "0s",
 	"time between the check and the recorded pass (FlowSlot to StatisticSlot); passes decided meanwhile are not yet counted", kindDuration)
 
-// allParams is k's parameters, with check-to-add last for the kinds in
-// checkToAddKinds.
+// allParams is k's parameters, with check-to-add last for the kinds that
+// declare CapCheckToAdd.
 func (k *kind) allParams() []param {
-	if !slices.Contains(checkToAddKinds, k.info.Name) {
+	if !k.info.Caps.Has(CapCheckToAdd) {
 		return k.params
 	}
 	return append(k.params[:len(k.params):len(k.params)], pCheckToAdd)
@@ -633,7 +639,7 @@ func (k *kind) allParams() []param {
 // unchanged (the same limiter, spec and type) when the gap is 0 or the
 // kind does not take the parameter.
 func withCheckToAdd(k *kind, a *args, l Limiter) (Limiter, error) {
-	if !slices.Contains(checkToAddKinds, k.info.Name) {
+	if !k.info.Caps.Has(CapCheckToAdd) {
 		return l, nil
 	}
 	gap, err := a.duration("check-to-add")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // adaptiveKinds are the concurrency limits and adaptive protections: they
@@ -12,24 +11,24 @@ import (
 // so they run on the simulator's evented loop.
 var adaptiveKinds = []kind{
 	{
-		info: Info{Name: "concurrency",
+		info: Info{Name: "concurrency", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Sentinel's thread-count flow rule: block iff calls in flight (excluding this one) + 1 > limit, so limit=N admits N at once",
 			Reference: "Alibaba Sentinel 1.8 FlowRule grade THREAD (DefaultController); flavor=go: sentinel-golang core/isolation"},
 		params: []param{p("limit", "", "most calls in flight (count); flavor=go: a whole number", kindFloat),
 			p("flavor", "java", "java (Sentinel 1.8) or go (sentinel-golang core/isolation)", kindString)},
 		build: func(a *args) (Limiter, error) {
 			var c ConcurrencyConfig
-			var e1, e2 error
-			c.Limit, e1 = a.float("limit")
-			c.Go, e2 = a.goFlavor()
-			if err := first(e1, e2); err != nil {
+			r := a.reader()
+			c.Limit = r.float("limit")
+			c.Go = r.goFlavor()
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewConcurrency(c)
 		},
 	},
 	{
-		info: Info{Name: "sentinel-system",
+		info: Info{Name: "sentinel-system", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Sentinel's system adaptive protection on the inbound node: qps, thread, avg RT, load1 with BBR (threads > maxSuccessQps·minRt/1000), cpu",
 			Reference: "Alibaba Sentinel 1.8.3+ system rules (checkSystem with checkBbr); flavor=go: sentinel-golang core/system"},
 		params: []param{
@@ -44,7 +43,7 @@ var adaptiveKinds = []kind{
 		build: buildSentinelSystem,
 	},
 	{
-		info: Info{Name: "aegis-bbr",
+		info: Info{Name: "aegis-bbr", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "go-kratos/aegis BBR: with CPU EMA ≥ threshold (or within 1 s of the first drop), drop iff inFlight > 1 and > maxPASS·minRT·buckets/s/1000",
 			Reference: "go-kratos/aegis ratelimit/bbr (head, or v0.2.0 with its truncated RT)"},
 		params: []param{
@@ -55,15 +54,13 @@ var adaptiveKinds = []kind{
 		},
 		build: func(a *args) (Limiter, error) {
 			var c AegisBBRConfig
-			var e1, e2, e3 error
-			c.Window, e1 = a.duration("window")
-			c.Buckets, e2 = a.int("buckets")
-			var th int
-			th, e3 = a.int("cpu-threshold")
-			if err := first(e1, e2, e3); err != nil {
+			r := a.reader()
+			c.Window = r.duration("window")
+			c.Buckets = r.int("buckets")
+			c.CPUThreshold = int64(r.int("cpu-threshold"))
+			if err := r.err(); err != nil {
 				return nil, err
 			}
-			c.CPUThreshold = int64(th)
 			switch v, _ := a.lookup("version"); v {
 			case "head":
 			case "v0.2.0":
@@ -75,7 +72,7 @@ var adaptiveKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "aimd",
+		info: Info{Name: "aimd", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Netflix AIMDLimit behind SimpleLimiter: +1 when inflight·2 ≥ limit, ×backoff on a drop or RTT > timeout",
 			Reference: "Netflix concurrency-limits 0.5.x AIMDLimit, SimpleLimiter (windowed=true: WindowedLimit)"},
 		params: append([]param{
@@ -85,7 +82,7 @@ var adaptiveKinds = []kind{
 		build: func(a *args) (Limiter, error) { return buildNetflix(a, "aimd") },
 	},
 	{
-		info: Info{Name: "vegas",
+		info: Info{Name: "vegas", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Netflix VegasLimit behind SimpleLimiter: queue = ceil(L·(1 − rtt_noload/rtt)) against log10-based alpha/beta, random minRTT probe",
 			Reference: "Netflix concurrency-limits 0.5.x VegasLimit (defaults), SimpleLimiter (windowed=true: WindowedLimit)"},
 		params: append([]param{
@@ -96,7 +93,7 @@ var adaptiveKinds = []kind{
 		build: func(a *args) (Limiter, error) { return buildNetflix(a, "vegas") },
 	},
 	{
-		info: Info{Name: "gradient2",
+		info: Info{Name: "gradient2", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Netflix Gradient2Limit behind SimpleLimiter: L·clamp(tolerance·longRtt/rtt, 0.5, 1) + queue, smoothed",
 			Reference: "Netflix concurrency-limits 0.5.x Gradient2Limit (defaults), SimpleLimiter (windowed=true: WindowedLimit)"},
 		params: append([]param{
@@ -107,7 +104,7 @@ var adaptiveKinds = []kind{
 		build: func(a *args) (Limiter, error) { return buildNetflix(a, "gradient2") },
 	},
 	{
-		info: Info{Name: "envoy-adaptive",
+		info: Info{Name: "envoy-adaptive", Caps: CapKeyColumn | CapClosedLoop | CapStage,
 			Summary:   "Envoy's adaptive concurrency GradientController: minRTT windows at min concurrency, limit = trunc(L·g + √(L·g)) every update",
 			Reference: "Envoy adaptive_concurrency GradientController (libcircllhist approximate percentile)"},
 		params: []param{
@@ -122,23 +119,23 @@ var adaptiveKinds = []kind{
 		},
 		build: func(a *args) (Limiter, error) {
 			var c EnvoyAdaptiveConfig
-			var e [8]error
-			c.Interval, e[0] = a.duration("interval")
-			c.UpdateInterval, e[1] = a.duration("update-interval")
-			c.RequestCount, e[2] = a.int("request-count")
-			c.Percentile, e[3] = a.float("percentile")
-			c.Buffer, e[4] = a.percent("buffer")
-			c.Min, e[5] = a.int("min")
-			c.Max, e[6] = a.int("max")
-			c.Jitter, e[7] = a.percent("jitter")
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Interval = r.duration("interval")
+			c.UpdateInterval = r.duration("update-interval")
+			c.RequestCount = r.int("request-count")
+			c.Percentile = r.float("percentile")
+			c.Buffer = r.percent("buffer")
+			c.Min = r.int("min")
+			c.Max = r.int("max")
+			c.Jitter = r.percent("jitter")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewEnvoyAdaptive(c)
 		},
 	},
 	{
-		info:  Info{Name: "none", Summary: "lets every call through (the unprotected service, to compare with)", Reference: "the definition"},
+		info:  Info{Name: "none", Caps: CapKeyColumn | CapClosedLoop | CapStage, Summary: "lets every call through (the unprotected service, to compare with)", Reference: "the definition"},
 		build: func(*args) (Limiter, error) { return NewNone(), nil },
 	},
 }
@@ -163,38 +160,31 @@ func (a *args) percent(key string) (float64, error) {
 
 func buildNetflix(a *args, kindName string) (Limiter, error) {
 	c := NetflixConfig{Kind: kindName}
-	var e []error
-	geti := func(k string, dst *int) { v, err := a.int(k); *dst = v; e = append(e, err) }
-	getf := func(k string, dst *float64) { v, err := a.float(k); *dst = v; e = append(e, err) }
-	getd := func(k string, dst *time.Duration) { v, err := a.duration(k); *dst = v; e = append(e, err) }
-	geti("initial", &c.Initial)
-	geti("max", &c.Max)
+	r := a.reader()
+	c.Initial = r.int("initial")
+	c.Max = r.int("max")
 	switch kindName {
 	case "aimd":
-		geti("min", &c.Min)
-		getf("backoff", &c.Backoff)
-		getd("timeout", &c.Timeout)
+		c.Min = r.int("min")
+		c.Backoff = r.float("backoff")
+		c.Timeout = r.duration("timeout")
 	case "vegas":
-		getf("smoothing", &c.Smoothing)
-		geti("probe-multiplier", &c.ProbeMultiplier)
-		v, err := a.boolean("probe")
-		c.Probe = v
-		e = append(e, err)
+		c.Smoothing = r.float("smoothing")
+		c.ProbeMultiplier = r.int("probe-multiplier")
+		c.Probe = r.boolean("probe")
 	case "gradient2":
-		geti("min", &c.Min)
-		getf("smoothing", &c.Smoothing)
-		geti("queue-size", &c.QueueSize)
-		geti("long-window", &c.LongWindow)
-		getf("tolerance", &c.Tolerance)
+		c.Min = r.int("min")
+		c.Smoothing = r.float("smoothing")
+		c.QueueSize = r.int("queue-size")
+		c.LongWindow = r.int("long-window")
+		c.Tolerance = r.float("tolerance")
 	}
-	w, err := a.boolean("windowed")
-	c.Windowed = w
-	e = append(e, err)
-	getd("window-min", &c.WindowMin)
-	getd("window-max", &c.WindowMax)
-	geti("window-size", &c.WindowSize)
-	getd("min-rtt", &c.MinRTT)
-	if err := first(e...); err != nil {
+	c.Windowed = r.boolean("windowed")
+	c.WindowMin = r.duration("window-min")
+	c.WindowMax = r.duration("window-max")
+	c.WindowSize = r.int("window-size")
+	c.MinRTT = r.duration("min-rtt")
+	if err := r.err(); err != nil {
 		return nil, err
 	}
 	if !c.Windowed {
@@ -209,36 +199,24 @@ func buildNetflix(a *args, kindName string) (Limiter, error) {
 
 func buildSentinelSystem(a *args) (Limiter, error) {
 	c := SentinelSystemConfig{QPS: -1, MaxThread: -1, AvgRT: -1, Load: -1, CPU: -1}
-	var e []error
+	r := a.reader()
 	if a.has("qps") {
-		v, err := a.float("qps")
-		c.QPS = v
-		e = append(e, err)
+		c.QPS = r.float("qps")
 	}
 	if a.has("max-thread") {
-		v, err := a.int("max-thread")
-		c.MaxThread = int64(v)
-		e = append(e, err)
+		c.MaxThread = int64(r.int("max-thread"))
 	}
 	if a.has("avg-rt") {
-		v, err := a.int("avg-rt")
-		c.AvgRT = int64(v)
-		e = append(e, err)
+		c.AvgRT = int64(r.int("avg-rt"))
 	}
 	if a.has("load") {
-		v, err := a.float("load")
-		c.Load = v
-		e = append(e, err)
+		c.Load = r.float("load")
 	}
 	if a.has("cpu") {
-		v, err := a.float("cpu")
-		c.CPU = v
-		e = append(e, err)
+		c.CPU = r.float("cpu")
 	}
-	g, err := a.goFlavor()
-	c.Go = g
-	e = append(e, err)
-	if err := first(e...); err != nil {
+	c.Go = r.goFlavor()
+	if err := r.err(); err != nil {
 		return nil, err
 	}
 	for _, k := range []struct {

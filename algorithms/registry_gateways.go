@@ -56,7 +56,7 @@ type EpochReader interface {
 
 var gatewayKinds = []kind{
 	{
-		info: Info{Name: "envoy-local",
+		info: Info{Name: "envoy-local", Caps: CapKeyColumn | CapCost | CapStage,
 			Summary:   "Envoy's local rate limit: a token bucket, refilled continuously in doubles (atomic, ≥ 1.31) or by a timer every fill-interval (timer, ≤ 1.30)",
 			Reference: "Envoy local_ratelimit: AtomicTokenBucketImpl (atomic, ≥ 1.31), TimerTokenBucket (timer, ≤ 1.30)"},
 		params: []param{
@@ -69,30 +69,25 @@ var gatewayKinds = []kind{
 		},
 		build: func(a *args) (Limiter, error) {
 			var c EnvoyLocalConfig
-			mt, err := a.wholeCount("max-tokens", math.MaxInt32)
-			if err != nil {
-				return nil, err
-			}
-			c.MaxTokens = uint32(mt)
-			var e [5]error
-			var n int
-			n, e[0] = a.int("tokens-per-fill")
+			r := a.reader()
+			c.MaxTokens = uint32(r.wholeCount("max-tokens", math.MaxInt32))
+			n := r.int("tokens-per-fill")
 			c.TokensPerFill = uint32(max(n, 0))
-			if e[0] == nil && n < 1 {
-				e[0] = fmt.Errorf("envoy-local: tokens-per-fill must be at least 1, got %d", n)
+			if r.err() == nil && n < 1 {
+				r.fail(fmt.Errorf("envoy-local: tokens-per-fill must be at least 1, got %d", n))
 			}
-			c.FillInterval, e[1] = a.duration("fill-interval")
-			c.Timer, e[2] = a.choice("mode", "atomic", "timer")
-			c.Phase, e[3] = a.duration("phase")
-			c.MaxDescriptors, e[4] = a.int("max-descriptors")
-			if err := first(e[:]...); err != nil {
+			c.FillInterval = r.duration("fill-interval")
+			c.Timer = r.choice("mode", "atomic", "timer")
+			c.Phase = r.duration("phase")
+			c.MaxDescriptors = r.int("max-descriptors")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewEnvoyLocal(c)
 		},
 	},
 	{
-		info: Info{Name: "traefik",
+		info: Info{Name: "traefik", Caps: CapKeyColumn | CapStage,
 			Summary:   "Traefik's RateLimiter middleware: x/time/rate Reserve per source, a delay up to 1/(2·⌊rate⌋) waited, more refused; a source idle into its second whole second gets a new bucket",
 			Reference: "Traefik v3 RateLimiter middleware, in memory (x/time/rate and ttlmap)"},
 		params: []param{
@@ -102,20 +97,18 @@ var gatewayKinds = []kind{
 		},
 		build: func(a *args) (Limiter, error) {
 			var c TraefikConfig
-			var e [3]error
-			c.Average, e[0] = a.wholeCount("average", math.MaxInt64/int64(time.Second))
-			c.Period, e[1] = a.duration("period")
-			var b int
-			b, e[2] = a.int("burst")
-			c.Burst = int64(b)
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Average = r.wholeCount("average", math.MaxInt64/int64(time.Second))
+			c.Period = r.duration("period")
+			c.Burst = int64(r.int("burst"))
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewTraefik(c)
 		},
 	},
 	{
-		info: Info{Name: "haproxy",
+		info: Info{Name: "haproxy", Caps: CapKeyColumn | CapStage,
 			Summary:   "HAProxy stick-table http_req_rate(period) with `deny if { sc_http_req_rate(0) gt limit }`: a two-period weighted counter that counts denied requests too",
 			Reference: "HAProxy freq_ctr.c (track-sc0, sc_http_req_rate)"},
 		params: []param{
@@ -125,18 +118,18 @@ var gatewayKinds = []kind{
 		},
 		build: func(a *args) (Limiter, error) {
 			var c HAProxyConfig
-			var e [3]error
-			c.Limit, e[0] = a.wholeCount("limit", math.MaxInt32)
-			c.Period, e[1] = a.duration("period")
-			c.Expire, e[2] = a.duration("expire")
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Limit = r.wholeCount("limit", math.MaxInt32)
+			c.Period = r.duration("period")
+			c.Expire = r.duration("expire")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewHAProxy(c)
 		},
 	},
 	{
-		info: Info{Name: "kong",
+		info: Info{Name: "kong", Caps: CapKeyColumn | CapStage,
 			Summary:   "Kong's rate-limiting plugin: fixed UTC calendar windows per second/minute/hour/day/month/year, all checked; policy=redis counts rejected requests",
 			Reference: "Kong Gateway OSS rate-limiting plugin (handler.lua, policies, timestamp.lua)"},
 		params: []param{
@@ -179,7 +172,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "resilience4j",
+		info: Info{Name: "resilience4j", Caps: CapKeyColumn | CapCost | CapStage,
 			Summary:   "resilience4j AtomicRateLimiter: limit-for-period permits per refresh-period cycle from creation; a caller waits up to timeout for a later cycle",
 			Reference: "resilience4j AtomicRateLimiter, acquirePermission"},
 		params: []param{
@@ -189,20 +182,18 @@ var gatewayKinds = []kind{
 		},
 		build: func(a *args) (Limiter, error) {
 			var c Resilience4jConfig
-			var e [3]error
-			var n int
-			n, e[0] = a.int("limit-for-period")
-			c.LimitForPeriod = int32(n)
-			c.RefreshPeriod, e[1] = a.duration("refresh-period")
-			c.Timeout, e[2] = a.duration("timeout")
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.LimitForPeriod = int32(r.int("limit-for-period"))
+			c.RefreshPeriod = r.duration("refresh-period")
+			c.Timeout = r.duration("timeout")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewResilience4j(c)
 		},
 	},
 	{
-		info: Info{Name: "bucket4j",
+		info: Info{Name: "bucket4j", Caps: CapKeyColumn | CapCost | CapStage,
 			Summary:   "Bucket4j local bucket, tryConsume: greedy refill (continuous, integer remainders kept) or intervally (whole refills at creation + k·period)",
 			Reference: "Bucket4j 8 local bucket (LockFreeBucket), tryConsume"},
 		params: []param{
@@ -214,16 +205,13 @@ var gatewayKinds = []kind{
 		},
 		build: func(a *args) (Limiter, error) {
 			var c Bucket4jConfig
-			var err error
-			if c.Capacity, err = a.wholeCount("capacity", math.MaxInt32); err != nil {
-				return nil, err
-			}
-			var e [4]error
-			c.RefillTokens, e[0] = a.wholeCount("refill-tokens", math.MaxInt32)
-			c.RefillPeriod, e[1] = a.duration("refill-period")
-			c.Intervally, e[2] = a.choice("refill", "greedy", "intervally")
-			c.Nanos, e[3] = a.choice("clock", "millis", "nanos")
-			if err := first(e[:]...); err != nil {
+			r := a.reader()
+			c.Capacity = r.wholeCount("capacity", math.MaxInt32)
+			c.RefillTokens = r.wholeCount("refill-tokens", math.MaxInt32)
+			c.RefillPeriod = r.duration("refill-period")
+			c.Intervally = r.choice("refill", "greedy", "intervally")
+			c.Nanos = r.choice("clock", "millis", "nanos")
+			if err := r.err(); err != nil {
 				return nil, err
 			}
 			return NewBucket4j(c)

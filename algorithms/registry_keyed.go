@@ -10,7 +10,7 @@ import (
 // (key=NAME, default key) and keeps one state per key value.
 var keyedKinds = []kind{
 	{
-		info: Info{Name: "nginx-limit-req",
+		info: Info{Name: "nginx-limit-req", Caps: CapKeyColumn | CapStage,
 			Summary:   "nginx's limit_req per key: excess in milli-requests, burst, delay/nodelay, a zone that fills (states expire or are forced out); a chain of them is several limit_req in one location",
 			Reference: "nginx ≥ 1.15.7 ngx_http_limit_req_module (current source), zone sized as ngx_slab on 64-bit"},
 		params: []param{
@@ -24,7 +24,7 @@ var keyedKinds = []kind{
 		build: buildNginxLimitReq,
 	},
 	{
-		info: Info{Name: "sentinel-param",
+		info: Info{Name: "sentinel-param", Caps: CapKeyColumn | CapCost | CapStage,
 			Summary:   "Sentinel's hot-parameter flow control per key: count tokens per duration, refilled only after a whole duration, LRU of values; reject or throttle",
 			Reference: "Alibaba Sentinel 1.8.8+ ParamFlowChecker (QPS grade); flavor=go: sentinel-golang v1.0.4 core/hotspot"},
 		params: []param{
@@ -69,16 +69,13 @@ func buildNginxLimitReq(a *args) (Limiter, error) {
 		return nil, fmt.Errorf("nginx-limit-req needs a rate: add rate=Nr/s or rate=Nr/m (for example nginx-limit-req:rate=10r/s,burst=20)")
 	}
 	var c NginxLimitReqConfig
-	var e [5]error
-	c.Rate, e[0] = ParseNginxRate(a.str("rate"))
-	c.Burst, e[1] = a.int64("burst")
-	c.Delay, e[2] = a.int64("delay")
-	c.NoDelay, e[3] = a.boolean("nodelay")
-	c.Zone, e[4] = ParseSize(a.str("zone"))
-	if err := first(e[:]...); err != nil {
-		if e[4] != nil && err == e[4] {
-			return nil, fmt.Errorf("nginx-limit-req: zone: %v", err)
-		}
+	r := a.reader()
+	c.Rate = r.nginxRate("rate")
+	c.Burst = r.int64("burst")
+	c.Delay = r.int64("delay")
+	c.NoDelay = r.boolean("nodelay")
+	c.Zone = r.size("zone")
+	if err := r.err(); err != nil {
 		return nil, err
 	}
 	if c.NoDelay && a.has("delay") {
@@ -90,13 +87,13 @@ func buildNginxLimitReq(a *args) (Limiter, error) {
 
 func buildSentinelParam(a *args) (Limiter, error) {
 	var c SentinelParamConfig
-	var e [5]error
-	c.Count, e[0] = a.float("count")
-	c.Duration, e[1] = a.duration("duration")
-	c.Burst, e[2] = a.int64("burst")
-	c.MaxQueue, e[3] = a.duration("max-queue")
-	c.Go, e[4] = a.goFlavor()
-	if err := first(e[:]...); err != nil {
+	r := a.reader()
+	c.Count = r.float("count")
+	c.Duration = r.duration("duration")
+	c.Burst = r.int64("burst")
+	c.MaxQueue = r.duration("max-queue")
+	c.Go = r.goFlavor()
+	if err := r.err(); err != nil {
 		return nil, err
 	}
 	switch strings.ToLower(a.str("behavior")) {
@@ -136,15 +133,14 @@ type perKeyRefuser interface {
 }
 
 // newKeyedSpec builds name:rest made per-key when rest has key= and the
-// kind is single-key; ok is false when it is not such a spec.
+// kind is single-key (key is not a parameter of its own); ok is false when
+// it is not such a spec.
 func newKeyedSpec(k *kind, rest string, defaultLimit float64) (Limiter, bool, error) {
-	for _, n := range keyedKindNames {
-		if k.info.Name == n {
-			return nil, false, nil
-		}
-	}
 	own := false
 	for _, p := range k.params {
+		if p.Key == "key" {
+			return nil, false, nil // per-key by itself (nginx-limit-req, sentinel-param)
+		}
 		own = own || p.Key == "capacity"
 	}
 	inner, key, capacity, ok, err := cutKeyParams(k.info.Name, rest, own)

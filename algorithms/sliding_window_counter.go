@@ -107,3 +107,7 @@ func (s *SlidingWindowCounter) Rate() float64 { return s.cfg.Limit / s.cfg.Windo
 
 // StateBytes implements Limiter.
 func (s *SlidingWindowCounter) StateBytes() int { return int(unsafe.Sizeof(*s)) }
+
+// keyedTable implements keyedStater: a SlidingWindowCounter has no
+// pointers and is kept whole per key.
+func (s *SlidingWindowCounter) keyedTable() keyedTable { return flatTable[SlidingWindowCounter](*s) }

@@ -125,3 +125,18 @@ func (t *Throttling) Rate() float64 { return t.cfg.Limit / t.cfg.Interval.Second
 
 // StateBytes implements Limiter.
 func (t *Throttling) StateBytes() int { return int(unsafe.Sizeof(*t)) }
+
+// Warnings implements Warner: with max-queue=0, Sentinel's rule loader
+// (FlowRuleUtil.isValidRule, checkControlBehaviorField) requires
+// maxQueueingTimeMs > 0 and drops the rule, which leaves the resource
+// unlimited.
+func (t *Throttling) Warnings() []string {
+	if t.cfg.MaxQueue == 0 {
+		return []string{maxQueueZero("leaky-bucket")}
+	}
+	return nil
+}
+
+// keyedTable implements keyedStater: a Throttling has no pointers and is
+// kept whole per key.
+func (t *Throttling) keyedTable() keyedTable { return flatTable[Throttling](*t) }

@@ -111,3 +111,13 @@ func (b *TokenBucket) Rate() float64 { return b.cfg.Rate }
 
 // StateBytes implements Limiter.
 func (b *TokenBucket) StateBytes() int { return int(unsafe.Sizeof(*b)) }
+
+// keyedTable implements keyedStater: only the tokens and their time per
+// key; the rate and burst are the spec's.
+func (b *TokenBucket) keyedTable() keyedTable {
+	rate, burst := b.cfg.Rate, b.burst
+	return stateTable(tokenBucketState{tokens: burst},
+		func(st *tokenBucketState, now time.Duration, _ *Request) Decision {
+			return Decision{Pass: st.take(now, rate, burst)}
+		})
+}

@@ -101,3 +101,10 @@ func (u *Uber) Rate() float64 { return float64(u.cfg.Rate) }
 
 // StateBytes implements Limiter.
 func (u *Uber) StateBytes() int { return int(unsafe.Sizeof(*u)) }
+
+// keyedTable implements keyedStater: the last take and sleep per key.
+func (u *Uber) keyedTable() keyedTable {
+	p := u.cfg
+	return stateTable(uberState{},
+		func(st *uberState, now time.Duration, _ *Request) Decision { return st.take(now, &p) })
+}

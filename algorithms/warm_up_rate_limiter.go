@@ -132,6 +132,26 @@ func (u *WarmUpRateLimiter) Spec() string {
 // Rate implements Limiter.
 func (u *WarmUpRateLimiter) Rate() float64 { return u.cfg.Limit }
 
+// Warnings implements Warner: max-queue=0 makes Sentinel's rule loader
+// drop the rule, as for leaky-bucket; above 2000/s its cost,
+// Math.round(1000/rate) whole milliseconds, is 0, so once warm it passes
+// everything.
+func (u *WarmUpRateLimiter) Warnings() []string {
+	var out []string
+	if u.cfg.MaxQueue == 0 {
+		out = append(out, maxQueueZero("warm-up-rate-limiter"))
+	}
+	if u.cfg.Limit > maxWarmUpRateLimiterRate {
+		out = append(out, fmt.Sprintf("warm-up-rate-limiter at %s/s limits nothing once warm: its cost, Math.round(1000/limit) ms, is 0 above %d/s (Sentinel's own arithmetic); use leaky-bucket, which counts in nanoseconds at such rates",
+			formatNumber(u.cfg.Limit), maxWarmUpRateLimiterRate))
+	}
+	return out
+}
+
+// maxWarmUpRateLimiterRate is the largest limit at which
+// WarmUpRateLimiterController's cost, Math.round(1000/limit) ms, is not 0.
+const maxWarmUpRateLimiterRate = 2000
+
 // StateBytes implements Limiter.
 func (u *WarmUpRateLimiter) StateBytes() int {
 	return int(unsafe.Sizeof(*u)) + u.minute.stateBytes() + 8*cap(u.pending.at)
