@@ -518,6 +518,18 @@ func Names() []string {
 	return names
 }
 
+// OtherFamilyError is New's error for a name in another family's
+// namespace (redis-*): a limiter this package does not build, which runs
+// on its own and never as a stage of a chain. Whoever knows every family
+// (package registry) builds such a spec; the engine leaves it to them.
+type OtherFamilyError struct {
+	Name string // the stage's name, lower-cased
+}
+
+func (e *OtherFamilyError) Error() string {
+	return fmt.Sprintf("%q is a Redis limiter: it runs on its own (`--algo %s:...`), not as a stage of a chain A+B", e.Name, e.Name)
+}
+
 func findKind(name string) (*kind, error) {
 	for i := range kinds {
 		k := &kinds[i]
@@ -531,7 +543,7 @@ func findKind(name string) (*kind, error) {
 		}
 	}
 	if strings.HasPrefix(name, "redis-") {
-		return nil, fmt.Errorf("%q is a Redis limiter: it runs on its own (`--algo %s:...`), not as a stage of a chain A+B", name, name)
+		return nil, &OtherFamilyError{Name: name}
 	}
 	return nil, fmt.Errorf("unknown algorithm %q%s; known algorithms: %s",
 		name, suggest.DidYouMean(name, Names()), strings.Join(Names(), ", "))
