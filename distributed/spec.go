@@ -128,6 +128,10 @@ const Caps = algorithms.CapRedis | algorithms.CapKeyColumn
 func Owns(name string) bool { return strings.HasPrefix(name, "redis-") }
 
 // IsRedis reports whether spec names a redis-* limiter.
+//
+// Deprecated: outside this family, ask the registry:
+// registry.Caps(spec).Has(algorithms.CapRedis), or build every spec with
+// registry.New and an Env.
 func IsRedis(s string) bool { return Owns(spec.Split(s).Stages[0].Name) }
 
 // List describes every redis-* limiter for `ratelimit-lab list`.
