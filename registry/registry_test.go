@@ -181,3 +181,29 @@ func TestDocsIndexListsEverySpec(t *testing.T) {
 		t.Errorf("docs/algorithms.md's index lists %q, which is not in the registry", name)
 	}
 }
+
+// Check gives, word for word, what the CLI's check gave before the
+// registry: distributed.Parse for a spec whose first name is redis-*,
+// algorithms.New for any other.
+func TestCheckEqualsTheFamiliesChecks(t *testing.T) {
+	for _, s := range []string{
+		"fixed-window", "FIXED-WINDOW : limit = 3", "leap-aray", "redis-gcra", "redis-gcra:rate=1e+03", "Redis-Cell:count=0",
+		"redis-fixed-window+leap-array", "leap-array+redis-fixed-window", "redis-", "redis", "", " + ", "a++b",
+		"token-bucket:rate=3e+08", "token-bucket:rate=3e+08+circuit-breaker:strategy=error-count,threshold=1",
+		"nginx-limit-req:rate=10r/s,key=ip+nginx-limit-req:rate=1r/s,key=ip", "fixed-window:key=", "redis-sliding-log:atomc=false",
+		"redis-fixed-window:limit=2,limit=3", "fixed-window:limit", "sliding-window:limit=3,key=user,capacity=10",
+	} {
+		for _, limit := range []float64{0, 2.5, 10} {
+			var want error
+			if distributed.IsRedis(s) {
+				_, want = distributed.Parse(s, limit)
+			} else {
+				_, want = algorithms.New(s, limit)
+			}
+			got := Check(s, limit)
+			if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+				t.Errorf("Check(%q, %v) = %v\nwant %v", s, limit, got, want)
+			}
+		}
+	}
+}
