@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
+	specpkg "github.com/ratelimit-lab/ratelimit-lab/spec"
 )
 
 // ParamInfo describes one parameter of a limiter's spec.
@@ -512,6 +513,18 @@ func Names() []string {
 	return names
 }
 
+// OtherFamilyError is New's error for a name in another family's
+// namespace (redis-*): a limiter this package does not build, which runs
+// on its own and never as a stage of a chain. Whoever knows every family
+// (package registry) builds such a spec; the engine leaves it to them.
+type OtherFamilyError struct {
+	Name string // the stage's name, lower-cased
+}
+
+func (e *OtherFamilyError) Error() string {
+	return fmt.Sprintf("%q is a Redis limiter: it runs on its own (`--algo %s:...`), not as a stage of a chain A+B", e.Name, e.Name)
+}
+
 func findKind(name string) (*kind, error) {
 	for i := range kinds {
 		k := &kinds[i]
@@ -525,7 +538,7 @@ func findKind(name string) (*kind, error) {
 		}
 	}
 	if strings.HasPrefix(name, "redis-") {
-		return nil, fmt.Errorf("%q is a Redis limiter: it runs on its own (`--algo %s:...`), not as a stage of a chain A+B", name, name)
+		return nil, &OtherFamilyError{Name: name}
 	}
 	return nil, fmt.Errorf("unknown algorithm %q%s; known algorithms: %s",
 		name, suggest.DidYouMean(name, Names()), strings.Join(Names(), ", "))
@@ -542,21 +555,21 @@ func findKind(name string) (*kind, error) {
 // stages, at most one circuit-breaker, last; a lone circuit-breaker spec
 // builds a *CircuitBreaker.
 func New(spec string, defaultLimit float64) (Limiter, error) {
-	if len(splitChain(spec)) > 1 {
+	sp := specpkg.Split(spec)
+	if sp.IsChain() {
 		return newChainSpec(spec, defaultLimit)
 	}
-	name, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	name = strings.ToLower(strings.TrimSpace(name))
-	if name == "" {
+	st := sp.Stages[0]
+	if st.Name == "" {
 		return nil, fmt.Errorf("empty algorithm spec %q: write NAME[:key=value,...], for example leap-array:sample-count=10", spec)
 	}
-	k, err := findKind(name)
+	k, err := findKind(st.Name)
 	if err != nil {
 		return nil, err
 	}
 	// Any single-key kind with key=COLUMN (and capacity=N) is made per-key
 	// (keyed.go).
-	if l, ok, err := newKeyedSpec(k, rest, defaultLimit); ok || err != nil {
+	if l, ok, err := newKeyedSpec(k, st.Rest, defaultLimit); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}
@@ -567,33 +580,30 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 	for i, p := range a.params {
 		keys[i] = p.Key
 	}
-	if strings.TrimSpace(rest) != "" {
-		for _, kv := range strings.Split(rest, ",") {
-			key, val, ok := strings.Cut(kv, "=")
-			key, val = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)
-			if !ok || key == "" || val == "" {
-				return nil, fmt.Errorf("%s: parameter %q is not key=value (for example %s:%s=...)", a.name, strings.TrimSpace(kv), a.name, keys[0])
-			}
-			var names []string // of the parameter, when it has aliases
-			for _, p := range a.params {
-				if p.Key == key || slices.Contains(p.Aliases, key) {
-					key = p.Key
-					if len(p.Aliases) > 0 {
-						names = append([]string{p.Key}, p.Aliases...)
-					}
-				}
-			}
-			if !slices.Contains(keys, key) {
-				return nil, fmt.Errorf("%s: unknown parameter %q%s; allowed: %s", a.name, key, suggest.DidYouMean(key, keys), strings.Join(keys, ", "))
-			}
-			if _, dup := a.raw[key]; dup {
-				if names != nil {
-					return nil, fmt.Errorf("%s: parameter %q is given twice (%s name one parameter; keep one)", a.name, key, strings.Join(names, " and "))
-				}
-				return nil, fmt.Errorf("%s: parameter %q is given twice", a.name, key)
-			}
-			a.raw[key] = val
+	for _, kv := range st.Params {
+		key := kv.Key
+		if !kv.OK {
+			return nil, fmt.Errorf("%s: parameter %q is not key=value (for example %s:%s=...)", a.name, strings.TrimSpace(kv.Text), a.name, keys[0])
 		}
+		var names []string // of the parameter, when it has aliases
+		for _, p := range a.params {
+			if p.Key == key || slices.Contains(p.Aliases, key) {
+				key = p.Key
+				if len(p.Aliases) > 0 {
+					names = append([]string{p.Key}, p.Aliases...)
+				}
+			}
+		}
+		if !slices.Contains(keys, key) {
+			return nil, fmt.Errorf("%s: unknown parameter %q%s; allowed: %s", a.name, key, suggest.DidYouMean(key, keys), strings.Join(keys, ", "))
+		}
+		if _, dup := a.raw[key]; dup {
+			if names != nil {
+				return nil, fmt.Errorf("%s: parameter %q is given twice (%s name one parameter; keep one)", a.name, key, strings.Join(names, " and "))
+			}
+			return nil, fmt.Errorf("%s: parameter %q is given twice", a.name, key)
+		}
+		a.raw[key] = kv.Value
 	}
 	l, err := k.build(a)
 	if err == nil {

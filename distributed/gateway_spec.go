@@ -63,12 +63,6 @@ var gatewayKinds = []kind{
 			{"period", "1s", "period, whole seconds (CL.THROTTLE takes seconds)"}}},
 }
 
-func init() {
-	for k, v := range map[string]string{"replenish-rate": "10", "burst-capacity": "20", "requested-tokens": "1", "count": "100", "max-burst": "10"} {
-		wholeExample[k] = v
-	}
-}
-
 // gateway parses the parameters of a gateway's limiter into s.Gateway.
 func (p *parser) gateway(s *Spec) {
 	g := &s.Gateway

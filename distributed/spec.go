@@ -14,6 +14,7 @@ import (
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 )
 
 // The limiter kinds.
@@ -116,11 +117,22 @@ var coreKinds = []kind{
 		[]param{{"file", "(required)", "path of the Lua script"}, pLimit, pWindow}},
 }
 
+// Caps are the capabilities of every redis-* spec: it needs the run's
+// Redis session and takes key=COLUMN (each value gets its own Redis keys).
+// None charges the trace's cost (the scripts count every request as one),
+// and none can be a stage of a chain.
+const Caps = algorithms.CapRedis | algorithms.CapKeyColumn
+
+// Owns reports whether name, a limiter name as package spec reads it, is
+// in the Redis family's namespace (redis-*), known or not.
+func Owns(name string) bool { return strings.HasPrefix(name, "redis-") }
+
 // IsRedis reports whether spec names a redis-* limiter.
-func IsRedis(spec string) bool {
-	name, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(name)), "redis-")
-}
+//
+// Deprecated: outside this family, ask the registry:
+// registry.Caps(spec).Has(algorithms.CapRedis), or build every spec with
+// registry.New and an Env.
+func IsRedis(s string) bool { return Owns(spec.Split(s).Stages[0].Name) }
 
 // List describes every redis-* limiter for `ratelimit-lab list`.
 func List() []algorithms.Info {
@@ -128,6 +140,7 @@ func List() []algorithms.Info {
 	for i, k := range kinds {
 		out[i] = k.info
 		out[i].Family = "Redis"
+		out[i].Caps = Caps
 		for _, p := range append(slices.Clone(k.params), common...) {
 			out[i].Params = append(out[i].Params, algorithms.ParamInfo{Key: p.key, Default: p.def, Help: p.help})
 		}
@@ -143,18 +156,23 @@ func names() []string {
 	return n
 }
 
-// wholeExample is the value error messages suggest for a whole-number key.
-var wholeExample = map[string]string{"limit": "100", "rate": "100", "burst": "100", "buckets": "60", "instances": "4"}
+// wholeExample is the value error messages suggest for a whole-number key,
+// the gateways' keys included.
+var wholeExample = map[string]string{"limit": "100", "rate": "100", "burst": "100", "buckets": "60", "instances": "4",
+	"replenish-rate": "10", "burst-capacity": "20", "requested-tokens": "1", "count": "100", "max-burst": "10"}
 
 // Parse parses a redis-* spec NAME[:key=value,...]. A limit or rate left
 // out takes defaultLimit (the scenario's limit), which must then be a
 // positive whole number. Errors are one line naming the problem and the fix.
-func Parse(spec string, defaultLimit float64) (*Spec, error) {
-	if strings.Contains(spec, "+") {
-		return nil, fmt.Errorf("%q: a redis-* limiter cannot be part of a chain A+B (chains run in memory); give it as its own --algo", strings.TrimSpace(spec))
+func Parse(text string, defaultLimit float64) (*Spec, error) {
+	// No '+' at all, not even a number's exponent that package spec would
+	// keep inside a stage: a redis-* spec was never a chain, and its
+	// canonical form must not become one.
+	if strings.Contains(text, "+") {
+		return nil, fmt.Errorf("%q: a redis-* limiter cannot be part of a chain A+B (chains run in memory); give it as its own --algo", strings.TrimSpace(text))
 	}
-	name, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
-	name = strings.ToLower(strings.TrimSpace(name))
+	st := spec.Split(text).Stages[0]
+	name := st.Name
 	var k *kind
 	for i := range kinds {
 		if kinds[i].info.Name == name {
@@ -170,21 +188,17 @@ func Parse(spec string, defaultLimit float64) (*Spec, error) {
 		keys[i] = p.key
 	}
 	raw := map[string]string{}
-	if strings.TrimSpace(rest) != "" {
-		for _, kv := range strings.Split(rest, ",") {
-			key, val, ok := strings.Cut(kv, "=")
-			key, val = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)
-			if !ok || key == "" || val == "" {
-				return nil, fmt.Errorf("%s: parameter %q is not key=value (for example %s:%s=...)", name, strings.TrimSpace(kv), name, keys[0])
-			}
-			if !slices.Contains(keys, key) {
-				return nil, fmt.Errorf("%s: unknown parameter %q%s; allowed: %s", name, key, suggest.DidYouMean(key, keys), strings.Join(keys, ", "))
-			}
-			if _, dup := raw[key]; dup {
-				return nil, fmt.Errorf("%s: parameter %q is given twice", name, key)
-			}
-			raw[key] = val
+	for _, kv := range st.Params {
+		if !kv.OK {
+			return nil, fmt.Errorf("%s: parameter %q is not key=value (for example %s:%s=...)", name, strings.TrimSpace(kv.Text), name, keys[0])
 		}
+		if !slices.Contains(keys, kv.Key) {
+			return nil, fmt.Errorf("%s: unknown parameter %q%s; allowed: %s", name, kv.Key, suggest.DidYouMean(kv.Key, keys), strings.Join(keys, ", "))
+		}
+		if _, dup := raw[kv.Key]; dup {
+			return nil, fmt.Errorf("%s: parameter %q is given twice", name, kv.Key)
+		}
+		raw[kv.Key] = kv.Value
 	}
 	p := &parser{name: name, raw: raw, params: params, defaultLimit: defaultLimit}
 	s := &Spec{Kind: name}

@@ -247,19 +247,24 @@ func (s Scenario) clone() Scenario {
 
 // Validate reports the first problem that would make the scenario
 // meaningless, as one line naming the scenario, the problem and the fix.
-func (s Scenario) Validate() error {
+// It checks the limiter specs with EngineCheck; Loader.Validate checks
+// them with the Loader's checker.
+func (s Scenario) Validate() error { return Loader{}.Validate(s) }
+
+// Validate is Scenario.Validate with l's spec checker.
+func (l Loader) Validate(s Scenario) error {
 	name := s.Name
 	if name == "" {
 		name = "(unnamed)"
 	}
-	if err := s.validate(); err != nil {
+	if err := s.validate(l.Check); err != nil {
 		return fmt.Errorf("scenario %q: %w", name, err)
 	}
 	return nil
 }
 
 // validate is Validate without the scenario's name.
-func (s Scenario) validate() error {
+func (s Scenario) validate(check SpecChecker) error {
 	if !(s.Limit > 0) || math.IsInf(s.Limit, 0) {
 		return fmt.Errorf("limit %v is not a positive number; set a limit in requests per second, e.g. 100", s.Limit)
 	}
@@ -281,7 +286,7 @@ func (s Scenario) validate() error {
 		return fmt.Errorf("phase %d (%s): %s", fe.phase+1, PhaseClockStep, fe.msg)
 	}
 	for _, a := range s.Algorithms {
-		if err := checkSpec(a, s.Limit); err != nil {
+		if err := checkSpec(check, a, s.Limit); err != nil {
 			return err
 		}
 	}

@@ -95,13 +95,29 @@ var (
 	}
 )
 
+// Loader reads scenario files and checks their limiter specs with Check.
+// The package's LoadFile and Parse are a Loader with no checker.
+type Loader struct {
+	// Check checks each limiter spec with the scenario's limit; nil is
+	// EngineCheck, which leaves other families' specs (redis-*) unchecked.
+	Check SpecChecker
+}
+
+// LoadFile reads and parses a YAML scenario file (see Parse), checking
+// its limiter specs with EngineCheck.
+func LoadFile(path string) (Scenario, error) { return Loader{}.LoadFile(path) }
+
+// Parse parses a YAML scenario file (see Loader.Parse), checking its
+// limiter specs with EngineCheck.
+func Parse(data []byte, name string) (Scenario, error) { return Loader{}.Parse(data, name) }
+
 // LoadFile reads and parses a YAML scenario file (see Parse).
-func LoadFile(path string) (Scenario, error) {
+func (l Loader) LoadFile(path string) (Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Scenario{}, fmt.Errorf("%s: cannot read the scenario file (%v); check the path", path, oneLine(err.Error()))
 	}
-	return Parse(data, path)
+	return l.Parse(data, path)
 }
 
 // Parse parses a YAML scenario file; name is the file's name, used in
@@ -109,19 +125,20 @@ func LoadFile(path string) (Scenario, error) {
 // Unknown keys, keys that do not apply to a phase's type, and values out of
 // range are errors. Every error is one line: "NAME:LINE: problem; fix".
 // The result is valid (Validate returns nil).
-func Parse(data []byte, name string) (s Scenario, err error) {
+func (l Loader) Parse(data []byte, name string) (s Scenario, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, err = Scenario{}, fmt.Errorf("%s: cannot parse the file (%v); check that it is a YAML scenario file", name, oneLine(fmt.Sprint(r)))
 		}
 	}()
-	p := &parser{file: name}
+	p := &parser{file: name, check: l.Check}
 	return p.parse(data)
 }
 
 type parser struct {
-	file string
-	root *yaml.Node // the document's top mapping
+	file  string
+	root  *yaml.Node  // the document's top mapping
+	check SpecChecker // nil: EngineCheck
 }
 
 // errAt formats a one-line error at a node's line (line 0: no line).
@@ -514,7 +531,7 @@ func (p *parser) build(raw *rawFile) (Scenario, error) {
 		_, seq := get(p.root, "algorithms")
 		for i, a := range raw.Algorithms {
 			a = strings.TrimSpace(a)
-			if err := checkSpec(a, s.Limit); err != nil {
+			if err := checkSpec(p.check, a, s.Limit); err != nil {
 				line := keyLine(p.root, "algorithms")
 				if seq != nil && i < len(seq.Content) {
 					line = seq.Content[i].Line
@@ -530,7 +547,7 @@ func (p *parser) build(raw *rawFile) (Scenario, error) {
 	if err := p.clients(raw.Clients, &s); err != nil {
 		return s, err
 	}
-	if err := s.Validate(); err != nil {
+	if err := (Loader{Check: p.check}).Validate(s); err != nil {
 		return s, p.errAt(0, "%v", err)
 	}
 	return s, nil
