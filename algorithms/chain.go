@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"strings"
 	"time"
 )
@@ -96,22 +97,16 @@ func newChainSpec(spec string, defaultLimit float64) (Limiter, error) {
 	return NewChain(stages...)
 }
 
-// splitChain splits A+B+… at each '+' that starts a stage: one followed
-// by a letter or by nothing, so that "rate=3e+08" stays whole.
-func splitChain(spec string) []string {
-	var parts []string
-	last := 0
-	for i := 0; i < len(spec); i++ {
-		if spec[i] != '+' {
-			continue
-		}
-		rest := strings.TrimLeft(spec[i+1:], " ")
-		if rest == "" || rest[0] == '+' || (rest[0]|0x20 >= 'a' && rest[0]|0x20 <= 'z') {
-			parts = append(parts, spec[last:i])
-			last = i + 1
-		}
+// splitChain splits A+B+… into its stages as written, by package spec's
+// rule (a '+' followed by a limiter name or by nothing starts a stage), so
+// that "rate=3e+08" stays whole.
+func splitChain(s string) []string {
+	stages := spec.Split(s).Stages
+	parts := make([]string, len(stages))
+	for i, st := range stages {
+		parts[i] = st.Text
 	}
-	return append(parts, spec[last:])
+	return parts
 }
 
 // StageNames returns the registry name of every stage of spec, in order:

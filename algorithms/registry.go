@@ -141,16 +141,6 @@ func (a *args) ignoredOccupy() error {
 	return nil
 }
 
-// first returns the first error of errs.
-func first(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func p(key, def, help string, k paramKind) param {
 	return param{ParamInfo{Key: key, Default: def, Help: help}, k}
 }
