@@ -16,6 +16,7 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/concurrent"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
 	textreport "github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/plots"
 )
 
@@ -213,7 +214,7 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 		return err
 	}
 	defer dir.Abort()
-	dir.Owns(benchFiles...) // an earlier run's files this one does not write go on Commit
+	dir.Owns(lab.BenchFiles...) // an earlier run's files this one does not write go on Commit
 
 	report := concurrent.NewReport(cfgs[0])
 	total := len(impls) * len(cfgs)
@@ -244,7 +245,8 @@ func benchRun(ctx context.Context, opts *BenchOptions) error {
 	}
 	files := "bench.csv,bench.json,bench.png"
 	if opts.HTML {
-		if err := writeBenchHTML(dir, report.Results); err != nil {
+		name := filepath.Base(filepath.Clean(dir.Path()))
+		if err := dir.WriteFile("report.html", func(w io.Writer) error { return lab.WriteBenchHTML(w, name, report.Results) }); err != nil {
 			return err
 		}
 		files += ",report.html"

@@ -8,9 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
@@ -45,7 +44,7 @@ func listRun(io *IOStreams) error {
 	// One table per family, in the registry's order, under the family's
 	// description from the root --help.
 	byFamily := map[string][][]string{}
-	for _, a := range append(algorithms.List(), distributed.List()...) {
+	for _, a := range lab.Limiters() {
 		var params []string
 		for _, p := range a.Params {
 			def := p.Default
@@ -64,7 +63,7 @@ func listRun(io *IOStreams) error {
 		}
 		byFamily[a.Family] = append(byFamily[a.Family], []string{name, strings.Join(params, ","), a.Reference})
 	}
-	for _, f := range registryFamilies() {
+	for _, f := range lab.Families() {
 		head := f
 		if blurb := familyBlurbs[f]; blurb != "" {
 			head += ": " + blurb

@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
+
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 func main() {
@@ -30,33 +31,17 @@ func main() {
 		case ctx.Err() != nil:
 			err, code = errors.New("terminated (SIGTERM): stopped and removed the unfinished files; the earlier run's files are untouched"), 143
 		}
-		fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+oneLine(err.Error()))
+		fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+lab.OneLine(err.Error()))
 		stopTerm()
 		stopInt()
 		var ee *exitError
-		if errors.As(err, &ee) {
+		var te *lab.ThresholdError
+		switch {
+		case errors.As(err, &ee):
 			code = ee.code
+		case errors.As(err, &te):
+			code = exitThreshold
 		}
 		os.Exit(code)
 	}
-}
-
-// oneLine folds a multi-line message onto one line, separating the lines
-// with "; " unless a line already ends in punctuation.
-func oneLine(s string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.Join(strings.Fields(line), " ")
-		if line == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			if prev := b.String(); !strings.ContainsAny(prev[len(prev)-1:], ".:;?!") {
-				b.WriteString(";")
-			}
-			b.WriteString(" ")
-		}
-		b.WriteString(line)
-	}
-	return b.String()
 }

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 // At 80 and 100 columns a table keeps the columns that carry its
@@ -60,7 +59,7 @@ func TestHelpAndListNameEveryLimiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range append(algorithms.List(), distributed.List()...) {
+	for _, a := range lab.Limiters() {
 		if !strings.Contains(help, " "+a.Name+",") && !strings.Contains(help, " "+a.Name+".") {
 			t.Errorf("--help does not name %s", a.Name)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 )
 
@@ -64,7 +65,7 @@ func TestRunRulesEqualsSpecs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			specs, labels := ruleRows(rs)
+			specs, labels := lab.RuleSpecs(rs)
 			dir := t.TempDir()
 			a, b := filepath.Join(dir, "rules"), filepath.Join(dir, "specs")
 			_, stderr, code := binary(t, "run", "--trace", trace, "--limit", "100", "--rules", f, "--decisions", "--chart", "none", "--quiet", "--out", a)
@@ -278,7 +279,7 @@ func TestRuleRowsDryRunLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, labels := ruleRows(rs)
+	_, labels := lab.RuleSpecs(rs)
 	if got, want := strings.Join(labels, "|"), "s location /, s location = /x (dry run)|s location /y (dry run)"; got != want {
 		t.Errorf("row labels %q, want %q", got, want)
 	}
