@@ -221,6 +221,9 @@ type Hooks struct {
 	// Decisions, when set, receives limiter i's decision rows (the body
 	// of decisions.csv) during Replay.
 	Decisions func(i int) io.Writer
+	// Writing is called by Execute before it writes each file (by its
+	// name: series.csv, ..., decisions.csv).
+	Writing func(name string)
 }
 
 func (h Hooks) notes() io.Writer {

@@ -58,7 +58,7 @@ func (p *Plan) Execute(ctx context.Context, h Hooks) (*Run, error) {
 	if err := report.CheckFields(res.Result, p.thresholds); err != nil {
 		return nil, err // before any file is written
 	}
-	files, err := p.writeFiles(ctx, dir, res, parts)
+	files, err := p.writeFiles(ctx, hookedDir{dir, h.Writing}, res, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -71,14 +71,32 @@ func (p *Plan) Execute(ctx context.Context, h Hooks) (*Run, error) {
 	return &Run{Result: res, Dir: p.out, Files: files, plan: p}, nil
 }
 
+// hookedDir calls writing before each file it writes.
+type hookedDir struct {
+	*output.Dir
+	writing func(name string)
+}
+
+func (d hookedDir) WriteFile(name string, write func(io.Writer) error) error {
+	d.announce(name)
+	return d.Dir.WriteFile(name, write)
+}
+
+func (d hookedDir) announce(name string) {
+	if d.writing != nil {
+		d.writing(name)
+	}
+}
+
 // writeFiles renders every file of a run into dir and returns their names.
-func (p *Plan) writeFiles(ctx context.Context, dir *output.Dir, res *Result, parts *decisionParts) ([]string, error) {
+func (p *Plan) writeFiles(ctx context.Context, dir hookedDir, res *Result, parts *decisionParts) ([]string, error) {
 	files, err := WriteRunFiles(ctx, dir, res, FileOptions{Chart: p.chart, HTML: p.opts.HTML})
 	if err != nil {
 		return nil, err
 	}
 	if parts != nil {
-		if err := writeDecisions(ctx, dir, parts); err != nil {
+		dir.announce("decisions.csv")
+		if err := writeDecisions(ctx, dir.Dir, parts); err != nil {
 			return nil, err
 		}
 		files = append(files, "decisions.csv")

@@ -154,9 +154,11 @@ type progress struct {
 	enabled  bool
 	errOut   io.Writer
 	expected int64
-	start    time.Time
-	gate     *gatedWriter
-	bar      *progressbar.ProgressBar
+	// now is the clock that opens the gate (time.Now; a test's own).
+	now   func() time.Time
+	start time.Time
+	gate  *gatedWriter
+	bar   *progressbar.ProgressBar
 }
 
 // gatedWriter drops what is written until open.
@@ -173,7 +175,7 @@ func (g *gatedWriter) Write(b []byte) (int, error) {
 }
 
 func newProgress(io *IOStreams, quiet bool, expected int64) *progress {
-	return &progress{enabled: io.ErrTTY && !quiet, errOut: io.ErrOut, expected: expected, start: time.Now()}
+	return &progress{enabled: io.ErrTTY && !quiet, errOut: io.ErrOut, expected: expected, now: time.Now, start: time.Now()}
 }
 
 // showAfter is how long a run goes before its bar appears.
@@ -199,7 +201,7 @@ func (p *progress) update(done int64) {
 			progressbar.OptionClearOnFinish(),
 		)
 	}
-	if !p.gate.open && time.Since(p.start) >= showAfter {
+	if !p.gate.open && p.now().Sub(p.start) >= showAfter {
 		p.gate.open = true
 	}
 	_ = p.bar.Set64(done)
