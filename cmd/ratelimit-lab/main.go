@@ -22,26 +22,38 @@ func main() {
 	defer stopInt()
 	ctx, stopTerm := signal.NotifyContext(intCtx, syscall.SIGTERM)
 	defer stopTerm()
-	io := systemIO()
-	if err := newRootCmd(io).ExecuteContext(ctx); err != nil {
-		code := 1
-		switch {
-		case intCtx.Err() != nil:
-			err, code = errors.New("interrupted (SIGINT): stopped and removed the unfinished files; the earlier run's files are untouched"), 130
-		case ctx.Err() != nil:
-			err, code = errors.New("terminated (SIGTERM): stopped and removed the unfinished files; the earlier run's files are untouched"), 143
-		}
-		fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+lab.OneLine(err.Error()))
+	if code := runMain(intCtx, ctx, systemIO(), os.Args[1:]); code != 0 {
 		stopTerm()
 		stopInt()
-		var ee *exitError
-		var te *lab.ThresholdError
-		switch {
-		case errors.As(err, &ee):
-			code = ee.code
-		case errors.As(err, &te):
-			code = exitThreshold
-		}
 		os.Exit(code)
 	}
+}
+
+// runMain runs the command tree on args and returns the exit status: 0,
+// or the status of an error whose one line it prints on io.ErrOut. intCtx
+// ends on SIGINT, ctx on SIGINT or SIGTERM.
+func runMain(intCtx, ctx context.Context, io *IOStreams, args []string) int {
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	code := 1
+	switch {
+	case intCtx.Err() != nil:
+		err, code = errors.New("interrupted (SIGINT): stopped and removed the unfinished files; the earlier run's files are untouched"), 130
+	case ctx.Err() != nil:
+		err, code = errors.New("terminated (SIGTERM): stopped and removed the unfinished files; the earlier run's files are untouched"), 143
+	}
+	fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+lab.OneLine(err.Error()))
+	var ee *exitError
+	var te *lab.ThresholdError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+	case errors.As(err, &te):
+		code = exitThreshold
+	}
+	return code
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,14 +30,12 @@ func TestNarrowTablesKeepThePoint(t *testing.T) {
 			if c.args[0] == "run" {
 				args = append(args, "--chart", "none")
 			}
-			cmd := exec.Command(os.Args[0], args...)
-			cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+			out, stderr, code := runIn(t, nil, cols, args...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", name, code, stderr)
 			}
 			for _, want := range c.keep {
-				if !strings.Contains(string(out), " "+want+" ") {
+				if !strings.Contains(out, " "+want+" ") {
 					t.Errorf("%s: the table lost %q:\n%s", name, want, out)
 				}
 			}

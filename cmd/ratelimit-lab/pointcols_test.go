@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,16 +9,15 @@ import (
 	"unicode/utf8"
 )
 
-// runAt runs the real binary with COLUMNS=cols and returns its stdout.
+// runAt runs the command with tables fitted to cols columns and returns
+// its stdout.
 func runAt(t *testing.T, cols int, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s at %d: %v", strings.Join(args, " "), cols, err)
+	out, stderr, code := runIn(t, nil, cols, args...)
+	if code != 0 {
+		t.Fatalf("%s at %d: exit %d: %s", strings.Join(args, " "), cols, code, stderr)
 	}
-	return string(out)
+	return out
 }
 
 // tableHeader is the text of the first table's header cells (one line,
