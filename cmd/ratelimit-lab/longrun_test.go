@@ -127,6 +127,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // They finish with a one-line note on the widened bin, bounded files and
 // no stack trace.
 func TestHugeSpansEndCleanly(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	year := filepath.Join(dir, "year.csv")
 	os.WriteFile(year, []byte("t_ms\n0\n15768000000\n31536000000\n"), 0o644)

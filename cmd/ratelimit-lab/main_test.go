@@ -59,6 +59,17 @@ func runIn(t *testing.T, stdin io.Reader, cols int, args ...string) (stdout, std
 	return out.String(), errOut.String(), code
 }
 
+// runAt runs the command with tables fitted to cols columns and returns
+// its stdout, failing the test on an error.
+func runAt(t *testing.T, cols int, args ...string) string {
+	t.Helper()
+	out, stderr, code := runIn(t, nil, cols, args...)
+	if code != 0 {
+		t.Fatalf("%s at %d: exit %d: %s", strings.Join(args, " "), cols, code, stderr)
+	}
+	return out
+}
+
 // realCommand runs the real command in a child process, with stdin and
 // COLUMNS=cols, for what only a process has (its own /dev/stdin).
 func realCommand(t *testing.T, stdin io.Reader, cols int, args ...string) (stdout, stderr string, code int) {

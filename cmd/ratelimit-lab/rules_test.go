@@ -125,6 +125,7 @@ var explainedSpec = regexp.MustCompile(`(?m)^  spec:  (.*)$`)
 // every combination; Sentinel's param, THREAD flow, degrade and system
 // rules on one resource), is one `run --algo` accepts and runs.
 func TestExplainedSpecsRun(t *testing.T) {
+	t.Parallel()
 	trace := rulesTrace(t)
 	dir := t.TempDir()
 	files, _ := filepath.Glob("../../examples/rules/*")

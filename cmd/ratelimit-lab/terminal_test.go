@@ -32,6 +32,7 @@ func checkFits(t *testing.T, what, out string) {
 }
 
 func TestTablesFit100Columns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"run", "boundary-burst", "--chart", "none"},
@@ -53,7 +54,8 @@ func TestTablesFit100Columns(t *testing.T) {
 		{"tune", "adversarial", "--sample-counts", "1,3,7,10,1000", "--target", "1.05"},
 	} {
 		name := strings.Join(args, " ")
-		args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+		// The tables are the point: no report.html to build.
+		args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet", "--html=false")
 		if args[0] == "list" {
 			args = args[:1]
 		}
@@ -409,6 +411,7 @@ func TestFailIfBreakerAndRedisFields(t *testing.T) {
 // columns (and say so) and, with words longer than a column (list's
 // references), break them; context lines, notes and specs wrap.
 func TestTablesFitNarrowColumns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, cols := range []int{80, 60} {
 		for _, args := range [][]string{
@@ -425,7 +428,8 @@ func TestTablesFitNarrowColumns(t *testing.T) {
 		} {
 			name := strings.Join(args, " ") + " at " + strconv.Itoa(cols)
 			if args[0] != "list" {
-				args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+				// The tables and notes are the point: no report.html.
+				args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet", "--html=false")
 			}
 			out, errOut, code := runIn(t, nil, cols, args...)
 			if code != 0 {
