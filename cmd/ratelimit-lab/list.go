@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,8 +14,14 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
-// NewCmdList builds `list`.
-func NewCmdList(io *IOStreams) *cobra.Command {
+// ListOptions holds everything `list` needs.
+type ListOptions struct {
+	IO *IOStreams
+}
+
+// NewCmdList builds `list`. runF replaces the action in tests.
+func NewCmdList(io *IOStreams, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{IO: io}
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in scenarios and the algorithms with their parameters",
@@ -26,12 +33,16 @@ scenario's limit (or --limit).`,
 		Example: `  ratelimit-lab list`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return listRun(io)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return listRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func listRun(io *IOStreams) error {
+func listRun(_ context.Context, opts *ListOptions) error {
+	io := opts.IO
 	fmt.Fprintln(io.Out, "Scenarios")
 	var rows [][]string
 	for _, s := range scenarios.Catalog() {

@@ -85,8 +85,8 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdTune(io, nil),
 		NewCmdBench(io, nil),
 		NewCmdReport(io, nil),
-		NewCmdList(io),
-		NewCmdRules(io),
+		NewCmdList(io, nil),
+		NewCmdRules(io, nil),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version and the Go version",

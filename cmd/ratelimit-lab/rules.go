@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,8 +20,17 @@ func addRulesFlags(cmd *cobra.Command, o *lab.Rules) {
 	f.StringVar(&o.Format, "rules-format", "auto", "the --rules files' format: auto (from the content) or "+strings.Join(rules.Formats, ", "))
 }
 
-// NewCmdRules builds `rules` and its `explain` subcommand.
-func NewCmdRules(io *IOStreams) *cobra.Command {
+// ExplainOptions holds everything `rules explain` needs.
+type ExplainOptions struct {
+	IO     *IOStreams
+	Files  []string
+	Format string
+}
+
+// NewCmdRules builds `rules` and its `explain` subcommand. runF replaces
+// explain's action in tests.
+func NewCmdRules(io *IOStreams, runF func(context.Context, *ExplainOptions) error) *cobra.Command {
+	opts := &ExplainOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "Show what the lab reads from your own rule files",
@@ -46,7 +56,6 @@ Formats, detected from the content (--rules-format to force one):
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	var format string
 	explain := &cobra.Command{
 		Use:   "explain FILE...",
 		Short: "Print each rule, the spec it becomes and every field it ignores",
@@ -59,42 +68,51 @@ cannot honour, with the reason.`,
   ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Every file is read and checked before anything is printed:
-			// a bad file leaves no half-written explanation.
-			all := make([][]rules.Rule, len(args))
-			frags := make([]*rules.FragmentError, len(args))
-			for i, f := range args {
-				rs, err := lab.LoadRules(f, format)
-				var frag *rules.FragmentError
-				if errors.As(err, &frag) {
-					// An nginx include fragment (limit_req_zone lines
-					// alone): its zones, and which file to give instead.
-					frags[i] = frag
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				all[i] = rs
+			opts.Files = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			for i, f := range args {
-				if i > 0 {
-					fmt.Fprintln(io.Out)
-				}
-				var err error
-				if frags[i] != nil {
-					err = rules.WriteFragment(io.Out, frags[i])
-				} else {
-					err = rules.WriteExplain(io.Out, f, all[i], io.Width)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return nil
+			return explainRun(cmd.Context(), opts)
 		},
 	}
-	explain.Flags().StringVar(&format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
+	explain.Flags().StringVar(&opts.Format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
 	cmd.AddCommand(explain)
 	return cmd
+}
+
+func explainRun(_ context.Context, opts *ExplainOptions) error {
+	io := opts.IO
+	// Every file is read and checked before anything is printed: a bad
+	// file leaves no half-written explanation.
+	all := make([][]rules.Rule, len(opts.Files))
+	frags := make([]*rules.FragmentError, len(opts.Files))
+	for i, f := range opts.Files {
+		rs, err := lab.LoadRules(f, opts.Format)
+		var frag *rules.FragmentError
+		if errors.As(err, &frag) {
+			// An nginx include fragment (limit_req_zone lines alone):
+			// its zones, and which file to give instead.
+			frags[i] = frag
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		all[i] = rs
+	}
+	for i, f := range opts.Files {
+		if i > 0 {
+			fmt.Fprintln(io.Out)
+		}
+		var err error
+		if frags[i] != nil {
+			err = rules.WriteFragment(io.Out, frags[i])
+		} else {
+			err = rules.WriteExplain(io.Out, f, all[i], io.Width)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
