@@ -278,7 +278,7 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	labelRows(res, p.labels, len(p.opts.Specs))
 	r := &Result{Result: res, Keys: keyTable, Seed: p.src.Seed, HasSeed: p.src.HasSeed}
 	for _, l := range p.limiters {
-		r.Warnings = append(r.Warnings, algorithms.Warnings(l)...)
+		r.Warnings = append(r.Warnings, warnings(l)...)
 	}
 	if note := stepsBackNote(stream); note != "" {
 		r.Notes = append(r.Notes, note)

@@ -65,6 +65,9 @@ func NewLimiter(spec string, limit float64) (algorithms.Limiter, error) {
 	return newLimiter(spec, limit, nil)
 }
 
+// warnings are what the summary says under the table about l.
+func warnings(l algorithms.Limiter) []string { return algorithms.Warnings(l) }
+
 // checkSpec says whether the lab can build spec, without a backend for
 // the redis-* ones.
 func checkSpec(spec string) error {
