@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/concurrent"
+
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 func TestBenchFlags(t *testing.T) {
@@ -21,8 +23,8 @@ func TestBenchFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Goroutines, []int{3, 5}) || got.Duration != 150*time.Millisecond || !slices.Equal(got.Impls, []string{"mutex-ring"}) ||
-		got.Limit != 7 || got.Window != 100*time.Millisecond || got.SampleCount != 2 || got.Out != filepath.Join("out", "bench") {
+	if !slices.Equal(got.Lab.Goroutines, []int{3, 5}) || got.Lab.Duration != 150*time.Millisecond || !slices.Equal(got.Lab.Impls, []string{"mutex-ring"}) ||
+		got.Lab.Limit != 7 || got.Lab.Window != 100*time.Millisecond || got.Lab.SampleCount != 2 || got.Lab.Out != filepath.Join("out", "bench") {
 		t.Errorf("options %+v", got)
 	}
 	cmd = NewCmdBench(&IOStreams{}, func(_ context.Context, o *BenchOptions) error { got = o; return nil })
@@ -30,7 +32,7 @@ func TestBenchFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Goroutines, DefaultGoroutines) || got.Duration != 2*time.Second {
+	if !slices.Equal(got.Lab.Goroutines, DefaultGoroutines) || got.Lab.Duration != 2*time.Second {
 		t.Errorf("defaults %+v", got)
 	}
 	if !strings.Contains(cmd.Long, "wall clock") || !strings.Contains(cmd.Long, "virtual clock") {
@@ -139,7 +141,7 @@ func TestBenchFailedCountsGoroutines(t *testing.T) {
 		n    int
 		want string
 	}{{1, "bench mutex-ring with 1 goroutine: boom"}, {8, "bench mutex-ring with 8 goroutines: boom"}} {
-		if got := benchFailed("mutex-ring", c.n, errors.New("boom")).Error(); got != c.want {
+		if got := lab.BenchFailed("mutex-ring", c.n, errors.New("boom")).Error(); got != c.want {
 			t.Errorf("%d: %q, want %q", c.n, got, c.want)
 		}
 	}

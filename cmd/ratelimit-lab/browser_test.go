@@ -30,10 +30,17 @@ import (
 // missing one fails the test; elsewhere the test skips and says how to get
 // it.
 
+// browserEnv turns on the tests that start chromium: they run when it is
+// 1, or in CI (CI=true, as .ci/run sets it), and skip otherwise.
+const browserEnv = "RATELIMIT_LAB_BROWSER"
+
 // chromiumPath finds the browser: $RATELIMIT_LAB_CHROMIUM, else chromium
 // on the PATH.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if os.Getenv(browserEnv) != "1" && os.Getenv("CI") != "true" {
+		t.Skip("the browser tests start chromium and take a minute; set " + browserEnv + "=1 to run them (.ci/run does, as CI=true)")
+	}
 	if p := os.Getenv("RATELIMIT_LAB_CHROMIUM"); p != "" {
 		return p
 	}

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 // The root --help describes every family the registry has (issue 20): each
-// Family of algorithms.List and distributed.List gets its own line with a
+// Family of lab.Limiters (the registry) gets its own line with a
 // description, not just its limiters' names, and the help says how rules
 // files come in.
 func TestHelpDescribesEveryFamily(t *testing.T) {
@@ -20,7 +19,7 @@ func TestHelpDescribesEveryFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, a := range append(algorithms.List(), distributed.List()...) {
+	for _, a := range lab.Limiters() {
 		f := a.Family
 		if f == "" {
 			t.Errorf("%s has no family", a.Name)
@@ -82,7 +81,7 @@ func TestListGroupsByFamily(t *testing.T) {
 		t.Fatalf("list has no algorithms heading:\n%s", out)
 	}
 	// The family sections, split at their heading lines.
-	fams := registryFamilies()
+	fams := lab.Families()
 	at := make([]int, len(fams))
 	for i, f := range fams {
 		at[i] = strings.Index(algos, "\n"+f+": "+strings.Fields(familyBlurbs[f])[0]+" ")
@@ -96,7 +95,7 @@ func TestListGroupsByFamily(t *testing.T) {
 		}
 		return algos[at[i]:]
 	}
-	for _, a := range append(algorithms.List(), distributed.List()...) {
+	for _, a := range lab.Limiters() {
 		i := slices.Index(fams, a.Family)
 		if !strings.Contains(section(i), "│ "+a.Name+" ") {
 			t.Errorf("%s is not in the table of its family %q", a.Name, a.Family)

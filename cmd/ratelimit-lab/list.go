@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,14 +9,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
-// NewCmdList builds `list`.
-func NewCmdList(io *IOStreams) *cobra.Command {
+// ListOptions holds everything `list` needs.
+type ListOptions struct {
+	IO *IOStreams
+}
+
+// NewCmdList builds `list`. runF replaces the action in tests.
+func NewCmdList(io *IOStreams, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{IO: io}
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in scenarios and the algorithms with their parameters",
@@ -27,12 +33,16 @@ scenario's limit (or --limit).`,
 		Example: `  ratelimit-lab list`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return listRun(io)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return listRun(cmd.Context(), opts)
 		},
 	}
 }
 
-func listRun(io *IOStreams) error {
+func listRun(_ context.Context, opts *ListOptions) error {
+	io := opts.IO
 	fmt.Fprintln(io.Out, "Scenarios")
 	var rows [][]string
 	for _, s := range scenarios.Catalog() {
@@ -45,7 +55,7 @@ func listRun(io *IOStreams) error {
 	// One table per family, in the registry's order, under the family's
 	// description from the root --help.
 	byFamily := map[string][][]string{}
-	for _, a := range append(algorithms.List(), distributed.List()...) {
+	for _, a := range lab.Limiters() {
 		var params []string
 		for _, p := range a.Params {
 			def := p.Default
@@ -64,7 +74,7 @@ func listRun(io *IOStreams) error {
 		}
 		byFamily[a.Family] = append(byFamily[a.Family], []string{name, strings.Join(params, ","), a.Reference})
 	}
-	for _, f := range registryFamilies() {
+	for _, f := range lab.Families() {
 		head := f
 		if blurb := familyBlurbs[f]; blurb != "" {
 			head += ": " + blurb

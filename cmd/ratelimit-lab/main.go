@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
+
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 func main() {
@@ -21,42 +22,38 @@ func main() {
 	defer stopInt()
 	ctx, stopTerm := signal.NotifyContext(intCtx, syscall.SIGTERM)
 	defer stopTerm()
-	io := systemIO()
-	if err := newRootCmd(io).ExecuteContext(ctx); err != nil {
-		code := 1
-		switch {
-		case intCtx.Err() != nil:
-			err, code = errors.New("interrupted (SIGINT): stopped and removed the unfinished files; the earlier run's files are untouched"), 130
-		case ctx.Err() != nil:
-			err, code = errors.New("terminated (SIGTERM): stopped and removed the unfinished files; the earlier run's files are untouched"), 143
-		}
-		fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+oneLine(err.Error()))
+	if code := runMain(intCtx, ctx, systemIO(), os.Args[1:]); code != 0 {
 		stopTerm()
 		stopInt()
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
 		os.Exit(code)
 	}
 }
 
-// oneLine folds a multi-line message onto one line, separating the lines
-// with "; " unless a line already ends in punctuation.
-func oneLine(s string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.Join(strings.Fields(line), " ")
-		if line == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			if prev := b.String(); !strings.ContainsAny(prev[len(prev)-1:], ".:;?!") {
-				b.WriteString(";")
-			}
-			b.WriteString(" ")
-		}
-		b.WriteString(line)
+// runMain runs the command tree on args and returns the exit status: 0,
+// or the status of an error whose one line it prints on io.ErrOut. intCtx
+// ends on SIGINT, ctx on SIGINT or SIGTERM.
+func runMain(intCtx, ctx context.Context, io *IOStreams, args []string) int {
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
 	}
-	return b.String()
+	code := 1
+	switch {
+	case intCtx.Err() != nil:
+		err, code = errors.New("interrupted (SIGINT): stopped and removed the unfinished files; the earlier run's files are untouched"), 130
+	case ctx.Err() != nil:
+		err, code = errors.New("terminated (SIGTERM): stopped and removed the unfinished files; the earlier run's files are untouched"), 143
+	}
+	fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+lab.OneLine(err.Error()))
+	var ee *exitError
+	var te *lab.ThresholdError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+	case errors.As(err, &te):
+		code = exitThreshold
+	}
+	return code
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,11 +37,46 @@ func execute(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
-// binary runs the real main in a child process.
+// binary runs the command as main does (its exit status, its one-line
+// errors on stderr), in process: stdin is empty and there is no terminal.
 func binary(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runIn(t, nil, 0, args...)
+}
+
+// runIn runs the command in process as main does, reading stdin (empty
+// when nil), with tables fitted to cols columns (0: no terminal, 100).
+// Only the signal tests start the real command in a child process
+// (startChild).
+func runIn(t *testing.T, stdin io.Reader, cols int, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	var out, errOut bytes.Buffer
+	ctx := context.Background()
+	code = runMain(ctx, ctx, &IOStreams{Out: &out, ErrOut: &errOut, Width: cols, In: stdin}, args)
+	return out.String(), errOut.String(), code
+}
+
+// runAt runs the command with tables fitted to cols columns and returns
+// its stdout, failing the test on an error.
+func runAt(t *testing.T, cols int, args ...string) string {
+	t.Helper()
+	out, stderr, code := runIn(t, nil, cols, args...)
+	if code != 0 {
+		t.Fatalf("%s at %d: exit %d: %s", strings.Join(args, " "), cols, code, stderr)
+	}
+	return out
+}
+
+// realCommand runs the real command in a child process, with stdin and
+// COLUMNS=cols, for what only a process has (its own /dev/stdin).
+func realCommand(t *testing.T, stdin io.Reader, cols int, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1")
+	cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
+	cmd.Stdin = stdin
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -306,5 +343,26 @@ func checkBadInput(t *testing.T, out, want string, args ...string) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		entries, _ := os.ReadDir(out)
 		t.Errorf("%s exists with %d entries after a failed run", out, len(entries))
+	}
+}
+
+// TestExitStatusesEndToEnd runs the real command in a child process: the
+// other tests run it in process (runMain), so this one holds that the
+// process exits with the status runMain returns, with one line on stderr.
+func TestExitStatusesEndToEnd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"list"}, 0, ""},
+		{[]string{"run", "boundary-burst", "--limt", "5"}, 1, "ratelimit-lab: unknown flag: --limt"},
+		{[]string{"run", "boundary-burst", "--quiet", "--chart", "none", "--html=false", "--out", out, "--fail-if", "overshoot>1.5"}, 3, "ratelimit-lab: "},
+	} {
+		_, stderr, code := realCommand(t, nil, 100, c.args...)
+		if code != c.code || !strings.HasPrefix(stderr, c.stderr) || c.code != 0 && strings.Count(stderr, "\n") < 1 {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, c.code, c.stderr)
+		}
 	}
 }

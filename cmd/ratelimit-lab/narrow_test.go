@@ -1,15 +1,12 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 // At 80 and 100 columns a table keeps the columns that carry its
@@ -33,14 +30,12 @@ func TestNarrowTablesKeepThePoint(t *testing.T) {
 			if c.args[0] == "run" {
 				args = append(args, "--chart", "none")
 			}
-			cmd := exec.Command(os.Args[0], args...)
-			cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+			out, stderr, code := runIn(t, nil, cols, args...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", name, code, stderr)
 			}
 			for _, want := range c.keep {
-				if !strings.Contains(string(out), " "+want+" ") {
+				if !strings.Contains(out, " "+want+" ") {
 					t.Errorf("%s: the table lost %q:\n%s", name, want, out)
 				}
 			}
@@ -60,7 +55,7 @@ func TestHelpAndListNameEveryLimiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range append(algorithms.List(), distributed.List()...) {
+	for _, a := range lab.Limiters() {
 		if !strings.Contains(help, " "+a.Name+",") && !strings.Contains(help, " "+a.Name+".") {
 			t.Errorf("--help does not name %s", a.Name)
 		}

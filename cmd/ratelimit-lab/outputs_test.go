@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,9 +92,9 @@ func TestHelpNamesEveryOutput(t *testing.T) {
 		cmd   string
 		names []string
 	}{
-		{"run", append(slices.Clone(runFiles), "t_ms", "rt_ms", "error", "cost", "user", "priority", "cpu", "load1", "key columns")},
-		{"tune", tuneFiles},
-		{"bench", benchFiles},
+		{"run", append(slices.Clone(lab.RunFiles), "t_ms", "rt_ms", "error", "cost", "user", "priority", "cpu", "load1", "key columns")},
+		{"tune", lab.TuneFiles},
+		{"bench", lab.BenchFiles},
 	} {
 		stdout, _, err := execute(t, tc.cmd, "--help")
 		if err != nil {

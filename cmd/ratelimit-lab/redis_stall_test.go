@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // fakeRedis is an in-process server that speaks just enough RESP for a
@@ -136,12 +135,11 @@ func TestRedisServerStopsAnswering(t *testing.T) {
 		t.Run(c.mode, func(t *testing.T) {
 			srv := startFakeRedis(t, c.mode)
 			out := filepath.Join(dir, c.mode)
-			t0 := time.Now()
+			// The fake server holds the connection open until the test
+			// ends: the run can only end by its own timeout (or the
+			// closed connection), which the message names.
 			checkBadInput(t, out, "ratelimit-lab: Redis at "+srv.ln.Addr().String()+" "+c.want,
 				"run", "redis-race", "--algo", "redis-sliding-log:instances=4", "--redis", srv.url(), "--redis-timeout", "300ms", "--chart", "none", "--out", out)
-			if took := time.Since(t0); took > 3*time.Second {
-				t.Errorf("took %v to fail, with --redis-timeout 300ms", took)
-			}
 			if !srv.reached.Load() {
 				t.Error("the run never reached the stalled command")
 			}
@@ -152,22 +150,20 @@ func TestRedisServerStopsAnswering(t *testing.T) {
 }
 
 // SIGINT while a run waits on a server that stopped answering stops it at
-// once (exit 130, nothing written), not when the server resumes or the
-// timeout passes: mid-run, and while the first PING waits.
+// (exit 130, nothing written) while the server still holds the reply and
+// long before the timeout: mid-run, and while the first PING waits.
 func TestRedisStallInterrupted(t *testing.T) {
 	for _, mode := range []string{"stall", "silent"} {
 		t.Run(mode, func(t *testing.T) {
 			srv := startFakeRedis(t, mode)
 			out := filepath.Join(t.TempDir(), "out")
 			ch := startChild(t, "run", "redis-race", "--algo", "redis-sliding-log", "--redis", srv.url(), "--redis-timeout", "1m", "--quiet", "--out", out)
-			if !ch.waitFor(20*time.Second, srv.reached.Load) {
+			if !ch.waitFor(srv.reached.Load) {
 				t.Fatalf("never reached the server; exit %d, stderr:\n%s", ch.code, ch.errOut.String())
 			}
-			time.Sleep(200 * time.Millisecond) // waiting for the reply
-			took := interrupt(t, ch, syscall.SIGINT)
-			if took > 2*time.Second {
-				t.Errorf("stopped %v after SIGINT, want under 2 s", took)
-			}
+			// The server never answers and the timeout is a minute: the
+			// run can end only by the signal.
+			interrupt(t, ch, syscall.SIGINT)
 			if ch.code != 130 || strings.Count(ch.errOut.String(), "\n") != 1 || !strings.Contains(ch.errOut.String(), "interrupted (SIGINT)") {
 				t.Fatalf("exit %d, want 130 and one line; stderr:\n%s", ch.code, ch.errOut.String())
 			}

@@ -4,17 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/alicebob/miniredis/v2"
 )
-
-// envRedisURL points the Redis tests at a real server too (.ci/run starts
-// one); without it they use the embedded server only.
-const envRedisURL = "RATELIMIT_LAB_REDIS_URL"
 
 func TestRunRedisRace(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "race")
@@ -44,54 +39,6 @@ func TestRunRedisRace(t *testing.T) {
 	// The non-atomic variant passes more than the limit in a window.
 	if a, b := sum.Algorithms[0]["max_window_passed"], sum.Algorithms[1]["max_window_passed"]; a != 100.0 || b.(float64) <= 100 {
 		t.Errorf("max_window_passed: atomic %v, non-atomic %v", a, b)
-	}
-}
-
-// The same run on the embedded native default, the embedded Lua
-// interpreter (--redis lua) and a real server (when RATELIMIT_LAB_REDIS_URL
-// is set; CI=true requires it) writes the same files, memory aside.
-func TestRunRedisBackendsAgree(t *testing.T) {
-	url := os.Getenv(envRedisURL)
-	if url == "" && os.Getenv("CI") == "true" {
-		t.Fatal("CI=true but " + envRedisURL + " is not set: run the tests through .ci/run, which starts redis-server")
-	}
-	gateways := []string{"--algo", "redis-spring-gateway:replenish-rate=100,burst-capacity=150,instances=4,rtt=4ms",
-		"--algo", "redis-envoy-ratelimit:limit=100,local-cache=true,instances=4,rtt=4ms",
-		"--algo", "redis-cell:max-burst=20,count=100,instances=4,rtt=4ms,clock=redis"}
-	dir := t.TempDir()
-	for _, run := range [][]string{{"redis-race"}, {"redis-skew"}, append([]string{"redis-race"}, gateways...)} {
-		name := strings.Join(run, " ")
-		outs := map[string][]string{"native": nil, "lua": {"--redis", "lua"}}
-		if url != "" {
-			outs["real"] = []string{"--redis", url}
-		}
-		files := map[string]string{}
-		for backend, args := range outs {
-			out := filepath.Join(dir, fmt.Sprintf("%d-%s", len(files), backend))
-			files[backend] = out
-			if _, stderr, code := binary(t, append(append(append([]string{"run"}, run...), "--decisions", "--quiet", "--chart", "none", "--out", out), args...)...); code != 0 {
-				t.Fatalf("%s on %s: exit %d: %s", name, backend, code, stderr)
-			}
-		}
-		bytes := regexp.MustCompile(`"redis_peak_bytes": (null|\d+)`)
-		for backend, out := range files {
-			if backend == "native" {
-				continue
-			}
-			for _, f := range []string{"decisions.csv", "series.csv"} {
-				if a, b := readFile(t, filepath.Join(files["native"], f)), readFile(t, filepath.Join(out, f)); string(a) != string(b) {
-					t.Errorf("%s: %s differs between the native default and %s", name, f, backend)
-				}
-			}
-			a := string(readFile(t, filepath.Join(files["native"], "summary.json")))
-			b := string(readFile(t, filepath.Join(out, "summary.json")))
-			if backend == "real" && (!strings.Contains(b, `"redis_peak_bytes": `) || strings.Contains(b, `"redis_peak_bytes": null`)) {
-				t.Errorf("%s: the real server's summary has no measured redis_peak_bytes", name)
-			}
-			if bytes.ReplaceAllString(a, "") != bytes.ReplaceAllString(b, "") {
-				t.Errorf("%s: summary.json differs between the native default and %s beyond redis_peak_bytes", name, backend)
-			}
-		}
 	}
 }
 

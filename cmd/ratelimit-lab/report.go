@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratelimit-lab/ratelimit-lab/concurrent"
-	"github.com/ratelimit-lab/ratelimit-lab/internal/htmlreport"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
-	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
-	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 // ReportOptions holds everything `report` needs.
@@ -67,22 +63,16 @@ func reportRun(opts *ReportOptions) error {
 	if st, err := os.Stat(opts.Out); err == nil && st.IsDir() {
 		return fmt.Errorf("--out %s is a directory; give the HTML file to write, for example --out %s", opts.Out, filepath.ToSlash(filepath.Join(opts.Out, "report.html")))
 	}
-	names := make([]string, len(opts.Dirs))
-	for i, d := range opts.Dirs {
-		names[i] = filepath.Base(filepath.Clean(d))
-	}
-	page := htmlreport.NewPage(htmlreport.TitleOf(names))
-	for _, d := range opts.Dirs {
-		if err := page.AddDir(d); err != nil {
-			return err
-		}
+	write, err := lab.ReportPage(opts.Dirs)
+	if err != nil {
+		return err
 	}
 	dir, err := output.OpenParent(opts.Out)
 	if err != nil {
 		return err
 	}
 	defer dir.Abort()
-	if err := dir.WriteFile(filepath.Base(opts.Out), page.Write); err != nil {
+	if err := dir.WriteFile(filepath.Base(opts.Out), write); err != nil {
 		return err
 	}
 	if err := dir.Commit(); err != nil {
@@ -90,42 +80,4 @@ func reportRun(opts *ReportOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "wrote %s\n", filepath.ToSlash(opts.Out))
 	return nil
-}
-
-// writeRunHTML writes a run's report.html into its output directory.
-func writeRunHTML(dir *output.Dir, res *simulator.Result, seed uint64, hasSeed bool) error {
-	return dir.WriteFile("report.html", func(w io.Writer) error {
-		// Named after the scenario, not the directory: the same run
-		// gives the same page wherever it is written.
-		name := res.Scenario
-		page := htmlreport.NewPage(htmlreport.TitleOf([]string{name}))
-		if err := page.FromResult(name, res, &report.Report{Result: res, Seed: seed, HasSeed: hasSeed}); err != nil {
-			return err
-		}
-		return page.Write(w)
-	})
-}
-
-// writeTuneHTML writes a tune's report.html.
-func writeTuneHTML(dir *output.Dir, res *simulator.TuneResult) error {
-	return dir.WriteFile("report.html", func(w io.Writer) error {
-		name := res.Scenario + " tune"
-		page := htmlreport.NewPage(htmlreport.TitleOf([]string{name}))
-		if err := page.FromTune(name, res); err != nil {
-			return err
-		}
-		return page.Write(w)
-	})
-}
-
-// writeBenchHTML writes a bench's report.html.
-func writeBenchHTML(dir *output.Dir, results []concurrent.BenchResult) error {
-	return dir.WriteFile("report.html", func(w io.Writer) error {
-		name := filepath.Base(filepath.Clean(dir.Path()))
-		page := htmlreport.NewPage(htmlreport.TitleOf([]string{name}))
-		if err := page.FromBench(name, results); err != nil {
-			return err
-		}
-		return page.Write(w)
-	})
 }

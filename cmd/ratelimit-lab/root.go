@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -15,10 +14,9 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 // IOStreams is where a command reads and writes, so tests can fake it.
@@ -87,8 +85,8 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdTune(io, nil),
 		NewCmdBench(io, nil),
 		NewCmdReport(io, nil),
-		NewCmdList(io),
-		NewCmdRules(io),
+		NewCmdList(io, nil),
+		NewCmdRules(io, nil),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version and the Go version",
@@ -128,29 +126,18 @@ var familyBlurbs = map[string]string{
 		"window, sliding log, bucketed, GCRA, or your own Lua script)",
 }
 
-// registryFamilies is every Family of the registry, in its order.
-func registryFamilies() []string {
-	var fams []string
-	for _, a := range append(algorithms.List(), distributed.List()...) {
-		if !slices.Contains(fams, a.Family) {
-			fams = append(fams, a.Family)
-		}
-	}
-	return fams
-}
-
 // rootLong is the root command's description: what the lab does, its
 // families of limiters, and every limiter the registry builds (listed from
 // the registry, so a new one shows up here by itself).
 func rootLong() string {
 	var names []string
 	members := map[string][]string{}
-	for _, a := range append(algorithms.List(), distributed.List()...) {
+	for _, a := range lab.Limiters() {
 		names = append(names, a.Name)
 		members[a.Family] = append(members[a.Family], a.Name)
 	}
 	var fams strings.Builder
-	for _, f := range registryFamilies() {
+	for _, f := range lab.Families() {
 		blurb := familyBlurbs[f]
 		if blurb == "" {
 			blurb = strings.Join(members[f], ", ")

@@ -1,162 +1,36 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
-	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
-	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
-	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
-// rulesOptions are the flags of run and tune that import users' own rule
-// files as rows.
-type rulesOptions struct {
-	Files  []string
-	Format string
-}
-
-func (o *rulesOptions) addFlags(cmd *cobra.Command) {
+// addRulesFlags declares --rules and --rules-format, the flags of run and
+// tune that import users' own rule files as rows.
+func addRulesFlags(cmd *cobra.Command, o *lab.Rules) {
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Files, "rules", nil, "a rules file (Sentinel JSON, sentinel-golang, nginx.conf, Ingress, Envoy, envoyproxy/ratelimit, Spring, Traefik, Kong, resilience4j), repeatable; each rule becomes a row ('rules explain' shows how)")
 	f.StringVar(&o.Format, "rules-format", "auto", "the --rules files' format: auto (from the content) or "+strings.Join(rules.Formats, ", "))
 }
 
-// load reads every --rules file; nil when none is given.
-func (o *rulesOptions) load() ([]rules.Rule, error) {
-	if o.Format != "auto" && o.Format != "" && !slices.Contains(rules.Formats, o.Format) {
-		return nil, fmt.Errorf("--rules-format %q is unknown; use auto or one of %s", o.Format, strings.Join(rules.Formats, ", "))
-	}
-	if len(o.Files) == 0 && o.Format != "auto" && o.Format != "" {
-		return nil, errors.New("--rules-format needs --rules FILE")
-	}
-	var out []rules.Rule
-	for _, f := range o.Files {
-		rs, err := loadRules(f, o.Format)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rs...)
-	}
-	return out, nil
+// ExplainOptions holds everything `rules explain` needs.
+type ExplainOptions struct {
+	IO     *IOStreams
+	Files  []string
+	Format string
 }
 
-// loadRules reads one rules file and checks that every translation is a
-// spec the lab builds, so `rules explain` never prints a spec that `run`
-// refuses: a translation the lab cannot build is an error at the rule's
-// file:line.
-func loadRules(f, format string) ([]rules.Rule, error) {
-	rs, err := rules.Load(f, format)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rs {
-		if distributed.IsRedis(r.Spec) {
-			_, err = distributed.Parse(r.Spec, 0)
-		} else {
-			_, err = algorithms.New(r.Spec, 0)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: rule %q becomes %s, which the lab cannot build (%s); remove the rule, or run its nearest spec with --algo", r.Source, r.Name, r.Spec, strings.TrimSpace(err.Error()))
-		}
-	}
-	return rs, nil
-}
-
-// ruleRows turns rules into specs and row labels: rules with the same spec
-// share one row (the lab runs each limiter once), labelled with every
-// name; a dry-run rule's name says "(dry run)", since the reference lets
-// all of it through and the row shows what it would reject.
-func ruleRows(rs []rules.Rule) (specs, labels []string) {
-	at := map[string]int{}
-	for _, r := range rs {
-		name := r.Name
-		if r.DryRun {
-			name += " (dry run)"
-		}
-		if i, ok := at[r.Spec]; ok {
-			labels[i] += ", " + name
-			continue
-		}
-		at[r.Spec] = len(specs)
-		specs = append(specs, r.Spec)
-		labels = append(labels, name)
-	}
-	return specs, labels
-}
-
-// checkRuleNeeds refuses, before anything runs, a rule that reads what the
-// arrivals lack: a key column or response times.
-func checkRuleNeeds(rs []rules.Rule, s *source) error {
-	var needCols, needRT bool
-	for _, r := range rs {
-		needCols = needCols || len(r.KeyColumns) > 0
-		needRT = needRT || r.NeedsResponses
-	}
-	if !needCols && !needRT {
-		return nil
-	}
-	st, err := s.Open()
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	a, ok := st.Next()
-	hasRT := s.Downstream != nil || ok && a.HasResponse
-	var cols []string
-	if ks, isKeyed := st.(scenarios.KeyedStream); isKeyed {
-		cols = ks.KeyColumns()
-	}
-	for _, r := range rs {
-		if r.NeedsResponses && !hasRT {
-			return fmt.Errorf("rule %q (%s) needs response times (%s); replay a trace with columns t_ms,rt_ms,error or a scenario with a downstream (slow-downstream)", r.Name, r.Source, r.What)
-		}
-		for _, c := range r.KeyColumns {
-			// As bindKeys reads them: key falls back to the first key
-			// column; * needs none.
-			if c == ConstKey || c == "key" && len(cols) > 0 {
-				continue
-			}
-			if !slices.Contains(cols, c) {
-				has := "none"
-				if len(cols) > 0 {
-					has = strings.Join(cols, ", ")
-				}
-				return fmt.Errorf("rule %q (%s) reads the trace column %q, which these arrivals lack (key columns: %s); add %s %s column to the trace, or pick it with --key", r.Name, r.Source, c, has, article(c), c)
-			}
-		}
-	}
-	return nil
-}
-
-// article is "an" before a column name that starts with a vowel (an ip
-// column), else "a".
-func article(word string) string {
-	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
-		return "an"
-	}
-	return "a"
-}
-
-// labelRows names the result's rows after their rules (the rows from
-// --algo keep their spec names).
-func labelRows(res *simulator.Result, labels []string, first int) {
-	for i, l := range labels {
-		if j := first + i; j < len(res.Algorithms) {
-			res.Algorithms[j].Label = l
-		}
-	}
-}
-
-// NewCmdRules builds `rules` and its `explain` subcommand.
-func NewCmdRules(io *IOStreams) *cobra.Command {
+// NewCmdRules builds `rules` and its `explain` subcommand. runF replaces
+// explain's action in tests.
+func NewCmdRules(io *IOStreams, runF func(context.Context, *ExplainOptions) error) *cobra.Command {
+	opts := &ExplainOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "rules",
 		Short: "Show what the lab reads from your own rule files",
@@ -182,7 +56,6 @@ Formats, detected from the content (--rules-format to force one):
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	var format string
 	explain := &cobra.Command{
 		Use:   "explain FILE...",
 		Short: "Print each rule, the spec it becomes and every field it ignores",
@@ -195,141 +68,51 @@ cannot honour, with the reason.`,
   ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Every file is read and checked before anything is printed:
-			// a bad file leaves no half-written explanation.
-			all := make([][]rules.Rule, len(args))
-			frags := make([]*rules.FragmentError, len(args))
-			for i, f := range args {
-				rs, err := loadRules(f, format)
-				var frag *rules.FragmentError
-				if errors.As(err, &frag) {
-					// An nginx include fragment (limit_req_zone lines
-					// alone): its zones, and which file to give instead.
-					frags[i] = frag
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				all[i] = rs
+			opts.Files = args
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			for i, f := range args {
-				if i > 0 {
-					fmt.Fprintln(io.Out)
-				}
-				var err error
-				if frags[i] != nil {
-					err = rules.WriteFragment(io.Out, frags[i])
-				} else {
-					err = rules.WriteExplain(io.Out, f, all[i], io.Width)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return nil
+			return explainRun(cmd.Context(), opts)
 		},
 	}
-	explain.Flags().StringVar(&format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
+	explain.Flags().StringVar(&opts.Format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
 	cmd.AddCommand(explain)
 	return cmd
 }
 
-// tuneRule sets tune's limit from the flow rule --rules (and --rule) pick:
-// a leap-array stage, as a QPS FlowRule with the default behaviour
-// becomes, alone or as the one such stage of a resource's chain (param
-// flow, flow, degrade rules in Sentinel's slot order). Tune replays that
-// stage alone, as it replays any leap-array: the sample count it varies is
-// that stage's, and the message says which stages are left out.
-func tuneRule(opts *TuneOptions) error {
-	imported, err := opts.Rules.load()
-	if err != nil {
-		return err
-	}
-	if len(imported) == 0 {
-		if opts.Rule != "" {
-			return errors.New("--rule names a rule of --rules files; give --rules FILE too")
-		}
-		return nil
-	}
-	type candidate struct {
-		rules.Rule
-		stage, what string // the leap-array stage and its rule's words
-		others      []string
-	}
-	var cands []candidate
-	for _, r := range imported {
-		stages := strings.Split(r.Spec, "+")
-		whats := strings.Split(r.What, " + ")
-		at := -1
-		for i, st := range stages {
-			if strings.HasPrefix(st, "leap-array:") && !strings.Contains(st, "flavor=go") {
-				if at >= 0 { // two QPS flow rules on one resource: no one stage to tune
-					at = -1
-					break
-				}
-				at = i
-			}
-		}
-		if at < 0 {
+func explainRun(_ context.Context, opts *ExplainOptions) error {
+	io := opts.IO
+	// Every file is read and checked before anything is printed: a bad
+	// file leaves no half-written explanation.
+	all := make([][]rules.Rule, len(opts.Files))
+	frags := make([]*rules.FragmentError, len(opts.Files))
+	for i, f := range opts.Files {
+		rs, err := lab.LoadRules(f, opts.Format)
+		var frag *rules.FragmentError
+		if errors.As(err, &frag) {
+			// An nginx include fragment (limit_req_zone lines alone):
+			// its zones, and which file to give instead.
+			frags[i] = frag
 			continue
 		}
-		c := candidate{Rule: r, stage: stages[at], what: r.What}
-		if len(whats) == len(stages) {
-			c.what = whats[at]
+		if err != nil {
+			return err
 		}
-		for i, st := range stages {
-			if i != at {
-				kind, _, _ := strings.Cut(st, ":")
-				c.others = append(c.others, kind)
-			}
-		}
-		cands = append(cands, c)
+		all[i] = rs
 	}
-	var names []string
-	for _, r := range cands {
-		names = append(names, r.Name)
-	}
-	var pick *candidate
-	switch {
-	case len(cands) == 0:
-		return fmt.Errorf("tune compares Sentinel's leap-array sample counts, and no rule in --rules is a QPS flow rule with the default behaviour, alone or as the one such rule of a resource (ratelimit-lab rules explain shows what each becomes)")
-	case opts.Rule != "":
-		for i := range cands {
-			if cands[i].Name == opts.Rule {
-				pick = &cands[i]
-			}
+	for i, f := range opts.Files {
+		if i > 0 {
+			fmt.Fprintln(io.Out)
 		}
-		if pick == nil {
-			return fmt.Errorf("--rule %q is not a QPS flow rule of the --rules files; pick one of: %s", opts.Rule, strings.Join(names, ", "))
+		var err error
+		if frags[i] != nil {
+			err = rules.WriteFragment(io.Out, frags[i])
+		} else {
+			err = rules.WriteExplain(io.Out, f, all[i], io.Width)
 		}
-	case len(cands) > 1:
-		return fmt.Errorf("the --rules files have %d QPS flow rules; pick the one to tune with --rule NAME: %s", len(cands), strings.Join(names, ", "))
-	default:
-		pick = &cands[0]
-	}
-	_, params, _ := strings.Cut(pick.stage, ":")
-	for _, kv := range strings.Split(params, ",") {
-		if k, v, _ := strings.Cut(kv, "="); k == "limit" {
-			if _, err := fmt.Sscanf(v, "%g", &opts.Source.Limit); err != nil {
-				return fmt.Errorf("rule %q: limit %q is not a number", pick.Name, v)
-			}
-			opts.Source.limitSet = true
+		if err != nil {
+			return err
 		}
 	}
-	if len(pick.others) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "tuning rule %q (%s): %s\n", pick.Name, pick.Source, pick.what)
-		return nil
-	}
-	return report.WriteNote(opts.IO.ErrOut, "", fmt.Sprintf("tuning rule %q (%s): its %s (%s) alone, without the resource's %s (run --rules to replay the whole chain)",
-		pick.Name, pick.Source, pick.what, pick.stage, stageList(pick.others)), opts.IO.Width)
-}
-
-// stageList names a chain's stages: "sentinel-param stage", "sentinel-param
-// and circuit-breaker stages".
-func stageList(kinds []string) string {
-	if len(kinds) == 1 {
-		return kinds[0] + " stage"
-	}
-	return strings.Join(kinds[:len(kinds)-1], ", ") + " and " + kinds[len(kinds)-1] + " stages"
+	return nil
 }

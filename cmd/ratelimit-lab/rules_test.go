@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 )
 
@@ -44,54 +45,6 @@ func rulesTrace(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-var labelLine = regexp.MustCompile(`(?m)^\s*"label": .*\n`)
-
-// TestRunRulesEqualsSpecs: for every example rules file, a run with
-// --rules makes the decisions of the same run with the specs `rules
-// explain` prints, decision for decision, and the same summary but for the
-// rows' labels.
-func TestRunRulesEqualsSpecs(t *testing.T) {
-	trace := rulesTrace(t)
-	files, _ := filepath.Glob("../../examples/rules/*")
-	for _, f := range files {
-		if filepath.Base(f) == "limits.conf" {
-			continue
-		}
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			rs, err := rules.Load(f, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			specs, labels := ruleRows(rs)
-			dir := t.TempDir()
-			a, b := filepath.Join(dir, "rules"), filepath.Join(dir, "specs")
-			_, stderr, code := binary(t, "run", "--trace", trace, "--limit", "100", "--rules", f, "--decisions", "--chart", "none", "--quiet", "--out", a)
-			if code != 0 {
-				t.Fatalf("run --rules: exit %d: %s", code, stderr)
-			}
-			args := []string{"run", "--trace", trace, "--limit", "100", "--decisions", "--chart", "none", "--quiet", "--out", b}
-			for _, s := range specs {
-				args = append(args, "--algo", s)
-			}
-			if _, stderr, code := binary(t, args...); code != 0 {
-				t.Fatalf("run --algo: exit %d: %s", code, stderr)
-			}
-			if x, y := readFile(t, filepath.Join(a, "decisions.csv")), readFile(t, filepath.Join(b, "decisions.csv")); string(x) != string(y) {
-				t.Errorf("decisions differ between --rules and --algo")
-			}
-			sa, sb := string(readFile(t, filepath.Join(a, "summary.json"))), string(readFile(t, filepath.Join(b, "summary.json")))
-			for _, l := range labels {
-				if !strings.Contains(sa, fmt.Sprintf("%q", l)) {
-					t.Errorf("summary.json lacks the label %q", l)
-				}
-			}
-			if labelLine.ReplaceAllString(sa, "") != sb {
-				t.Errorf("summaries differ beyond the labels")
-			}
-		})
-	}
 }
 
 func TestRulesExplainCommand(t *testing.T) {
@@ -172,6 +125,7 @@ var explainedSpec = regexp.MustCompile(`(?m)^  spec:  (.*)$`)
 // every combination; Sentinel's param, THREAD flow, degrade and system
 // rules on one resource), is one `run --algo` accepts and runs.
 func TestExplainedSpecsRun(t *testing.T) {
+	t.Parallel()
 	trace := rulesTrace(t)
 	dir := t.TempDir()
 	files, _ := filepath.Glob("../../examples/rules/*")
@@ -278,7 +232,7 @@ func TestRuleRowsDryRunLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, labels := ruleRows(rs)
+	_, labels := lab.RuleSpecs(rs)
 	if got, want := strings.Join(labels, "|"), "s location /, s location = /x (dry run)|s location /y (dry run)"; got != want {
 		t.Errorf("row labels %q, want %q", got, want)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,21 +12,10 @@ import (
 	"unicode/utf8"
 )
 
-// run100 runs the real binary with COLUMNS=100 and stdin.
+// run100 runs the command with tables fitted to 100 columns and stdin.
 func run100(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS=100")
-	cmd.Stdin = stdin
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	return runIn(t, stdin, 100, args...)
 }
 
 // checkFits fails for any line wider than 100 columns (every character the
@@ -44,6 +32,7 @@ func checkFits(t *testing.T, what, out string) {
 }
 
 func TestTablesFit100Columns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"run", "boundary-burst", "--chart", "none"},
@@ -65,7 +54,8 @@ func TestTablesFit100Columns(t *testing.T) {
 		{"tune", "adversarial", "--sample-counts", "1,3,7,10,1000", "--target", "1.05"},
 	} {
 		name := strings.Join(args, " ")
-		args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+		// The tables are the point: no report.html to build.
+		args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet", "--html=false")
 		if args[0] == "list" {
 			args = args[:1]
 		}
@@ -220,7 +210,9 @@ func TestTraceFromAPipe(t *testing.T) {
 		if out == "" {
 			out = "dash"
 		}
-		stdout, stderr, code := run100(t, strings.NewReader(body), args(trace, out)...)
+		// /dev/stdin is the process's own: this one runs the real
+		// command with the trace on its stdin.
+		stdout, stderr, code := realCommand(t, strings.NewReader(body), 100, args(trace, out)...)
 		if code != 0 {
 			t.Fatalf("--trace %s: exit %d: %s", trace, code, stderr)
 		}
@@ -419,6 +411,7 @@ func TestFailIfBreakerAndRedisFields(t *testing.T) {
 // columns (and say so) and, with words longer than a column (list's
 // references), break them; context lines, notes and specs wrap.
 func TestTablesFitNarrowColumns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, cols := range []int{80, 60} {
 		for _, args := range [][]string{
@@ -435,17 +428,14 @@ func TestTablesFitNarrowColumns(t *testing.T) {
 		} {
 			name := strings.Join(args, " ") + " at " + strconv.Itoa(cols)
 			if args[0] != "list" {
-				args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet")
+				// The tables and notes are the point: no report.html.
+				args = append(args, "--out", filepath.Join(dir, strconv.Itoa(len(name))), "--quiet", "--html=false")
 			}
-			cmd := exec.Command(os.Args[0], args...)
-			cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
-			var errOut bytes.Buffer
-			cmd.Stderr = &errOut
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+			out, errOut, code := runIn(t, nil, cols, args...)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", name, code, errOut)
 			}
-			for _, line := range strings.Split(string(out)+errOut.String(), "\n") {
+			for _, line := range strings.Split(out+errOut, "\n") {
 				// The output directory is the test's own temporary one.
 				if n := utf8.RuneCountInString(line); n > cols && !strings.HasPrefix(line, "wrote ") {
 					t.Errorf("%s: a line of %d columns:\n%s", name, n, line)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
@@ -227,7 +227,7 @@ func (g *gen) gradient2Step(r *simulator.Result, a *simulator.AlgoResult, step t
 	}
 	inB, inA = inB/nB, inA/nA
 	floorV := math.NaN()
-	if l, err := algorithms.New(a.Spec, 0); err == nil {
+	if l, err := lab.NewLimiter(a.Spec, 0); err == nil {
 		if p := specParam(l.Spec(), "min"); p != "" {
 			floorV, _ = strconv.ParseFloat(p, 64)
 		}

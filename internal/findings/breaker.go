@@ -26,27 +26,16 @@ const FailingDownstreamFile = "internal/findings/testdata/failing-downstream.yam
 // runWith replays sc (with its downstream) through specs, as `ratelimit-lab
 // run` does, and returns the result and, if rows, decisions.csv's rows.
 func (g *gen) runWith(sc scenarios.Scenario, specs []string, rows bool) (*simulator.Result, string, error) {
-	lims := make([]algorithms.Limiter, len(specs))
-	for i, s := range specs {
-		l, err := algorithms.New(s, sc.Limit)
-		if err != nil {
-			return nil, "", err
-		}
-		lims[i] = l
-	}
-	cfg := simulator.DefaultConfig()
-	cfg.Scenario, cfg.Limit, cfg.End, cfg.Downstream = sc.Name, sc.Limit, sc.Duration, sc.Downstream
 	var buf bytes.Buffer
+	var dec io.Writer
 	if rows {
-		cfg.Decisions = func(int) io.Writer { return &buf }
+		dec = &buf
 	}
-	st, err := sc.Stream()
+	r, err := g.replay(sc, specs, simulator.DefaultBin, simulator.DefaultWindow, dec)
 	if err != nil {
 		return nil, "", err
 	}
-	defer st.Close()
-	r, err := simulator.Run(g.ctx, st, lims, cfg)
-	return r, buf.String(), err
+	return r.Result, buf.String(), nil
 }
 
 // interval is a span of the limiters' clock in one breaker state.

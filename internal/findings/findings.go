@@ -3,8 +3,8 @@
 // docs/findings.md: for each claim the lab's numbers, the exact command that
 // reproduces them and one sentence of verdict.
 //
-// Every number comes from scenarios.Lookup, algorithms.New, simulator.Run and
-// simulator.Tune on the same arrivals the CLI replays, so a change in a
+// Every number comes from package lab (a Plan and its Replay, a TunePlan)
+// on the same arrivals the CLI replays, so a change in a
 // limiter or in the simulator shows up as a diff in docs/findings.md
 // (TestFindingsUpToDate; regenerate with `make findings`).
 package findings
@@ -13,12 +13,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
@@ -130,32 +131,44 @@ func lookup(name string) (scenarios.Scenario, error) { return scenarios.Lookup(n
 // run replays sc through the limiters of specs (the scenario's own when
 // specs is nil) with bins of bin, as `ratelimit-lab run` does.
 func (g *gen) run(sc scenarios.Scenario, specs []string, bin time.Duration) (*simulator.Result, error) {
-	if specs == nil {
-		specs = sc.Algorithms
-	}
-	lims := make([]algorithms.Limiter, len(specs))
-	for i, s := range specs {
-		l, err := algorithms.New(s, sc.Limit)
-		if err != nil {
-			return nil, err
-		}
-		lims[i] = l
-	}
-	cfg := simulator.DefaultConfig()
-	cfg.Scenario, cfg.Limit, cfg.End, cfg.Bin = sc.Name, sc.Limit, sc.Duration, bin
-	st, err := sc.Stream()
+	r, err := g.replay(sc, specs, bin, simulator.DefaultWindow, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	return simulator.Run(g.ctx, st, lims, cfg)
+	return r.Result, nil
+}
+
+// replay runs sc through specs on the path of `ratelimit-lab run`: a
+// lab.Plan and its Replay (per-key rows bound to the scenario's key
+// columns, redis-* rows on the embedded Redis). decisions, when not nil,
+// receives decisions.csv's rows.
+func (g *gen) replay(sc scenarios.Scenario, specs []string, bin, window time.Duration, decisions io.Writer) (*lab.Result, error) {
+	o := lab.DefaultOptions()
+	o.Source.Value = &sc
+	o.Specs, o.Bin, o.Window = specs, bin, window
+	p, err := lab.NewPlan(g.ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	var h lab.Hooks
+	if decisions != nil {
+		h.Decisions = func(int) io.Writer { return decisions }
+	}
+	return p.Replay(g.ctx, h)
 }
 
 // tune runs `ratelimit-lab tune` on sc.
 func (g *gen) tune(sc scenarios.Scenario, ns []int) (*simulator.TuneResult, error) {
-	cfg := simulator.DefaultConfig()
-	cfg.Scenario, cfg.End = sc.Name, sc.Duration
-	return simulator.Tune(g.ctx, sc.Stream, sc.Limit, time.Second, ns, cfg)
+	o := lab.DefaultTuneOptions()
+	o.Source.Value = &sc
+	o.SampleCounts = ns
+	p, err := lab.NewTunePlan(g.ctx, o, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Replay(g.ctx, lab.Hooks{})
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

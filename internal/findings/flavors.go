@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
@@ -106,11 +106,11 @@ func durationText(d time.Duration) string {
 // differingDecisions replays sc through a and b side by side.
 func differingDecisions(sc scenarios.Scenario, a, b string) (flavorDiff, error) {
 	var f flavorDiff
-	la, err := algorithms.New(a, sc.Limit)
+	la, err := lab.NewLimiter(a, sc.Limit)
 	if err != nil {
 		return f, err
 	}
-	lb, err := algorithms.New(b, sc.Limit)
+	lb, err := lab.NewLimiter(b, sc.Limit)
 	if err != nil {
 		return f, err
 	}

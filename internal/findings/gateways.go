@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
@@ -72,54 +70,7 @@ const (
 // redis-* rows on the embedded server, a key=* row (nginx's zone on a
 // constant) with one state for every request.
 func (g *gen) runGateways(sc scenarios.Scenario, specs []string) (*simulator.Result, error) {
-	b, err := distributed.OpenEmbedded()
-	if err != nil {
-		return nil, err
-	}
-	defer b.Close()
-	cfg := simulator.DefaultConfig()
-	cfg.Scenario, cfg.Limit, cfg.End = sc.Name, sc.Limit, sc.Duration
-	lims := make([]algorithms.Limiter, len(specs))
-	for i, spec := range specs {
-		if distributed.IsRedis(spec) {
-			l, err := redisRow(spec, sc.Limit, b, cfg.Bin)
-			if err != nil {
-				return nil, err
-			}
-			defer l.Close()
-			lims[i] = l
-			continue
-		}
-		if lims[i], err = algorithms.New(spec, sc.Limit); err != nil {
-			return nil, err
-		}
-		if ku, ok := lims[i].(algorithms.KeyColumnUser); ok && len(ku.KeyColumns()) > 0 {
-			// key=*: the constant key, id 0 in slot 0 of every arrival
-			// (the gateway scenarios have no key columns).
-			if err := ku.BindKeyColumns(make([]int, len(ku.KeyColumns()))); err != nil {
-				return nil, err
-			}
-			if kn, ok := lims[i].(algorithms.KeyNameUser); ok {
-				kn.BindKeyNames(func(int32) string { return "*" })
-			}
-			algorithms.KeyReporterOf(lims[i]).TrackShadow()
-		}
-	}
-	st, err := sc.Stream()
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	return simulator.Run(g.ctx, constKey{st}, lims, cfg)
-}
-
-// constKey gives every arrival the constant key: id 0 in slot 0.
-type constKey struct{ scenarios.Stream }
-
-func (c constKey) Next() (scenarios.Arrival, bool) {
-	a, ok := c.Stream.Next()
-	a.Keys[0] = 0
-	return a, ok
+	return g.run(sc, specs, simulator.DefaultBin)
 }
 
 // gatewayRuns runs the three gateway scenarios through every gateway row.

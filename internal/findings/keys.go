@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
@@ -80,51 +79,11 @@ func (g *gen) runKeyed(name string, specs []string) (*simulator.Result, func(int
 	if err != nil {
 		return nil, nil, err
 	}
-	if specs == nil {
-		specs = sc.Algorithms
-	}
-	st, err := sc.Stream()
+	r, err := g.replay(sc, specs, simulator.DefaultBin, simulator.DefaultWindow, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer st.Close()
-	ks := st.(scenarios.KeyedStream)
-	cols := ks.KeyColumns()
-	lims := make([]algorithms.Limiter, len(specs))
-	for i, s := range specs {
-		l, err := algorithms.New(s, sc.Limit)
-		if err != nil {
-			return nil, nil, err
-		}
-		ku := l.(algorithms.KeyColumnUser)
-		idx := make([]int, len(ku.KeyColumns()))
-		for j, col := range ku.KeyColumns() {
-			idx[j] = -1
-			for c, have := range cols {
-				if have == col {
-					idx[j] = c
-				}
-			}
-			if idx[j] < 0 && col == "key" {
-				idx[j] = 0
-			}
-			if idx[j] < 0 {
-				return nil, nil, fmt.Errorf("%s: no column %s in %s", s, col, name)
-			}
-		}
-		if err := ku.BindKeyColumns(idx); err != nil {
-			return nil, nil, err
-		}
-		if kn, ok := l.(algorithms.KeyNameUser); ok {
-			kn.BindKeyNames(ks.KeyTable().Name)
-		}
-		algorithms.KeyReporterOf(l).TrackShadow()
-		lims[i] = l
-	}
-	cfg := simulator.DefaultConfig()
-	cfg.Scenario, cfg.Limit, cfg.End = sc.Name, sc.Limit, sc.Duration
-	res, err := simulator.Run(g.ctx, st, lims, cfg)
-	return res, ks.KeyTable().Name, err
+	return r.Result, r.Keys.Name, nil
 }
 
 // keyStat returns the stats of the key named name in a keyed row.

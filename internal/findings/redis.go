@@ -5,55 +5,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
 // runRedis replays sc through specs (redis-* ones on a fresh embedded
-// Redis, the others from package algorithms) with a max-window of window,
-// as `ratelimit-lab run` does. Findings use the embedded server only, so
+// Redis, the others in process) with a max-window of window, as
+// `ratelimit-lab run` does. Findings use the embedded server only, so
 // they are the same on every machine.
-// redisRow builds the redis-* spec on b with bins of bin, as run does;
-// the caller closes it.
-func redisRow(spec string, limit float64, b *distributed.Backend, bin time.Duration) (*distributed.Limiter, error) {
-	s, err := distributed.Parse(spec, limit)
-	if err != nil {
-		return nil, err
-	}
-	return distributed.New(s, b, distributed.Options{Bin: bin})
-}
-
 func (g *gen) runRedis(sc scenarios.Scenario, specs []string, window time.Duration) (*simulator.Result, error) {
-	b, err := distributed.OpenEmbedded()
+	r, err := g.replay(sc, specs, simulator.DefaultBin, window, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer b.Close()
-	cfg := simulator.DefaultConfig()
-	cfg.Scenario, cfg.Limit, cfg.End, cfg.Window = sc.Name, sc.Limit, sc.Duration, window
-	lims := make([]algorithms.Limiter, len(specs))
-	for i, spec := range specs {
-		if !distributed.IsRedis(spec) {
-			if lims[i], err = algorithms.New(spec, sc.Limit); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		l, err := redisRow(spec, sc.Limit, b, cfg.Bin)
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		lims[i] = l
-	}
-	st, err := sc.Stream()
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	return simulator.Run(g.ctx, st, lims, cfg)
+	return r.Result, nil
 }
 
 // redisScenario runs a catalog scenario with its own limiters.

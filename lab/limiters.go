@@ -1,10 +1,11 @@
-package main
+package lab
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
@@ -12,6 +13,83 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
+
+// This file is the one place that knows the lab has two registries of
+// limiters (package algorithms and the redis-* ones of package
+// distributed) and a Redis backend behind the latter: every other file
+// of the lab, and the command, goes through the functions here.
+
+// Info describes one limiter of the registry: its name, family,
+// parameters and reference.
+type Info = algorithms.Info
+
+// Limiters lists every limiter the lab builds, in the registry's order
+// (the in-process families, then the Redis ones).
+func Limiters() []Info {
+	return append(algorithms.List(), distributed.List()...)
+}
+
+// LimiterNames is the name of every limiter of Limiters, in order.
+func LimiterNames() []string {
+	var names []string
+	for _, a := range Limiters() {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+// Families is every Family of the registry, in its order.
+func Families() []string {
+	var fams []string
+	for _, a := range Limiters() {
+		if !slices.Contains(fams, a.Family) {
+			fams = append(fams, a.Family)
+		}
+	}
+	return fams
+}
+
+// newLimiter builds one spec for a run at limit: the redis-* ones on the
+// run's Redis session rs (nil: they are refused), the others from the
+// in-process registry.
+func newLimiter(spec string, limit float64, rs *redisSession) (algorithms.Limiter, error) {
+	if distributed.IsRedis(spec) {
+		return rs.build(spec, limit)
+	}
+	return algorithms.New(spec, limit)
+}
+
+// NewLimiter builds one limiter of the in-process families at limit (a
+// redis-* spec needs a Plan, which opens its Redis session).
+func NewLimiter(spec string, limit float64) (algorithms.Limiter, error) {
+	return newLimiter(spec, limit, nil)
+}
+
+// warnings are what the summary says under the table about l.
+func warnings(l algorithms.Limiter) []string { return algorithms.Warnings(l) }
+
+// checkSpec says whether the lab can build spec, without a backend for
+// the redis-* ones.
+func checkSpec(spec string) error {
+	var err error
+	if distributed.IsRedis(spec) {
+		_, err = distributed.Parse(spec, 0)
+	} else {
+		_, err = algorithms.New(spec, 0)
+	}
+	return err
+}
+
+// breakerConfig is the configuration of the circuit-breaker spec at
+// limit, and whether spec is one.
+func breakerConfig(spec string, limit float64) (algorithms.CircuitBreakerConfig, bool) {
+	l, err := algorithms.New(spec, limit)
+	b, ok := l.(*algorithms.CircuitBreaker)
+	if err != nil || !ok {
+		return algorithms.CircuitBreakerConfig{}, false
+	}
+	return b.Config(), true
+}
 
 // redisSession builds a run's redis-* limiters on one backend, opened on
 // the first redis-* spec: the embedded native default, the embedded Lua
@@ -26,13 +104,28 @@ type redisSession struct {
 	limiters   []*distributed.Limiter
 }
 
-// newRedisSession checks run's Redis flags and returns the session its
-// redis-* limiters are built on.
-func newRedisSession(ctx context.Context, opts *RunOptions) (*redisSession, error) {
-	if err := distributed.CheckTimeout(opts.RedisTimeout); err != nil {
+// Redis says where a run's redis-* limiters keep their state.
+type Redis struct {
+	// URL is a real server (redis://HOST:PORT/DB), "lua" for the embedded
+	// Lua interpreter, or "" for the embedded native default.
+	URL string
+	// Timeout bounds the wait for a real server's reply
+	// (DefaultRedisTimeout by default); TimeoutSet says the user gave it (a note then
+	// says when it goes unused).
+	Timeout    time.Duration
+	TimeoutSet bool
+}
+
+// DefaultRedisTimeout is how long a real server's reply may take.
+const DefaultRedisTimeout = distributed.DefaultTimeout
+
+// newRedisSession checks the Redis options and returns the session a
+// run's redis-* limiters are built on.
+func newRedisSession(ctx context.Context, o Redis, bin time.Duration) (*redisSession, error) {
+	if err := distributed.CheckTimeout(o.Timeout); err != nil {
 		return nil, err
 	}
-	return &redisSession{ctx: ctx, url: opts.Redis, bin: opts.Bin, timeout: opts.RedisTimeout, timeoutSet: opts.RedisTimeoutSet}, nil
+	return &redisSession{ctx: ctx, url: o.URL, bin: bin, timeout: o.Timeout, timeoutSet: o.TimeoutSet}, nil
 }
 
 func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, error) {

@@ -1,8 +1,9 @@
-package main
+package lab
 
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
@@ -40,12 +41,11 @@ func breakerNote(res *simulator.Result, ds *scenarios.Downstream, cols scenarios
 		if a.Chain == nil || a.Chain.Breaker == "" {
 			continue
 		}
-		l, err := algorithms.New(a.Chain.Breaker, res.Limit)
-		b, ok := l.(*algorithms.CircuitBreaker)
-		if err != nil || !ok {
+		cfg, ok := breakerConfig(a.Chain.Breaker, res.Limit)
+		if !ok {
 			continue
 		}
-		rows = append(rows, labels[i]+": "+breakerFigures(a.Chain, b.Config(), cols.Error))
+		rows = append(rows, labels[i]+": "+breakerFigures(a.Chain, cfg, cols.Error))
 	}
 	return fmt.Sprintf("no circuit-breaker opened on the trace's recorded responses (%s): %s", from, strings.Join(rows, "; "))
 }
@@ -75,4 +75,55 @@ func breakerFigures(c *simulator.ChainResult, cfg algorithms.CircuitBreakerConfi
 		return fmt.Sprintf("%s failed in %s, never %s %s", report.Plural(c.Errors, "call"), calls, what, window)
 	}
 	return calls
+}
+
+// priorityNote sums up a run with prioritized arrivals: for each row, the
+// share of prioritized and of ordinary arrivals that passed, and the
+// prioritized passes that waited for the next window (summary.json's
+// priority and waited_for_next_window).
+func priorityNote(res *simulator.Result) string {
+	labels := report.Labels(res)
+	var parts []string
+	for i, a := range res.Algorithms {
+		p := a.Priority
+		if p == nil {
+			return ""
+		}
+		s := fmt.Sprintf("%s %.1f%% / %.1f%%", labels[i], pct(p.Passed, p.Arrived), pct(p.OrdinaryPassed, p.OrdinaryArrived))
+		if p.WaitedForNextWindow > 0 {
+			s += fmt.Sprintf(" (%d waited for the next window)", p.WaitedForNextWindow)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d prioritized arrivals; passed, prioritized / ordinary: %s",
+		res.Algorithms[0].Priority.Arrived, strings.Join(parts, "; "))
+}
+
+func pct(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}
+
+// stepsBackNote says how often a trace's clock stepped back, or "" if
+// never or if the stream does not count it.
+func stepsBackNote(st scenarios.Stream) string {
+	c, ok := st.(interface {
+		StepsBack() (n int64, largest time.Duration)
+	})
+	if !ok {
+		return ""
+	}
+	n, largest := c.StepsBack()
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("the trace steps back in time once, by %v (a timestamp below the one before it): a clock step back for the limiters; see docs/algorithms.md for what each does then", largest)
+	}
+	return fmt.Sprintf("the trace steps back in time %d times, by up to %v (a timestamp below the one before it): clock steps back for the limiters; see docs/algorithms.md for what each does then", n, largest)
 }

@@ -1,4 +1,4 @@
-package main
+package lab
 
 // The files each command may write into its --out directory. A run
 // declares its command's list (output.Dir.Owns), so that its commit removes
@@ -6,7 +6,7 @@ package main
 // a run without --decisions, chart.png after --chart none, report.html
 // after --html=false); files not listed here are never touched.
 var (
-	runFiles   = []string{"series.csv", "summary.json", "breaker.csv", "keys.csv", "chart.png", "report.html", "decisions.csv"}
-	tuneFiles  = []string{"tune.csv", "tune.png", "report.html"}
-	benchFiles = []string{"bench.csv", "bench.json", "bench.png", "report.html"}
+	RunFiles   = []string{"series.csv", "summary.json", "breaker.csv", "keys.csv", "chart.png", "report.html", "decisions.csv"}
+	TuneFiles  = []string{"tune.csv", "tune.png", "report.html"}
+	BenchFiles = []string{"bench.csv", "bench.json", "bench.png", "report.html"}
 )

@@ -1,4 +1,4 @@
-package main
+package lab
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
-	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
@@ -191,14 +190,4 @@ func writeKeysCSV(dir interface {
 		return nil, err
 	}
 	return []string{"keys.csv"}, nil
-}
-
-// printTopKeys writes, under the table, each keyed row's top keys by
-// rejections and the share the top 1% of keys took, within the terminal's
-// width.
-func printTopKeys(io *IOStreams, res *simulator.Result, table *scenarios.KeyTable, top int) error {
-	if table == nil || top <= 0 {
-		return nil
-	}
-	return report.WriteTopKeys(io.Out, res, table.Name, top, io.Width)
 }

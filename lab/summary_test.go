@@ -1,27 +1,15 @@
-package main
+package lab_test
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
-)
 
-// runAt runs the real binary with COLUMNS=cols and returns its stdout.
-func runAt(t *testing.T, cols int, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "RATELIMIT_LAB_AS_MAIN=1", "COLUMNS="+strconv.Itoa(cols))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s at %d: %v", strings.Join(args, " "), cols, err)
-	}
-	return string(out)
-}
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
+)
 
 // tableHeader is the text of the first table's header cells (one line,
 // even when a header wraps inside its cell).
@@ -58,16 +46,22 @@ func TestPointColumnsPerKeyAndAdaptive(t *testing.T) {
 		{"retry-storm", []string{"errors", "rt p99", "goodput", "attempts/req"},
 			[]string{"errors", "rt p99", "goodput", "attempts/req", "retries", "timeouts"}},
 	} {
+		// One run, its summary rendered at each width, narrow and wide.
+		opts := lab.DefaultOptions()
+		opts.Source.Scenario, opts.HTML, opts.Chart, opts.Out = c.scenario, false, "none", filepath.Join(dir, c.scenario)
+		run := execute(t, opts)
 		for _, cols := range []int{80, 100} {
 			for _, wide := range []bool{false, true} {
 				name := c.scenario + " at " + strconv.Itoa(cols)
-				args := []string{"run", c.scenario, "--quiet", "--html=false", "--chart", "none",
-					"--out", filepath.Join(dir, c.scenario+strconv.Itoa(cols)+strconv.FormatBool(wide))}
 				want := c.keep
 				if wide {
-					args, want, name = append(args, "--wide"), c.wide, name+" --wide"
+					want, name = c.wide, name+" --wide"
 				}
-				out := runAt(t, cols, args...)
+				var b strings.Builder
+				if err := run.WriteSummary(&b, &b, wide, cols); err != nil {
+					t.Fatal(err)
+				}
+				out := b.String()
 				header := " " + tableHeader(out) + " "
 				for _, col := range want {
 					if !strings.Contains(header, " "+col+" ") {
@@ -81,7 +75,7 @@ func TestPointColumnsPerKeyAndAdaptive(t *testing.T) {
 					if wide && strings.ContainsAny(line, "┌│├└") {
 						continue // a wide table may overflow; the lines under it may not
 					}
-					if n := utf8.RuneCountInString(line); n > cols && !strings.HasPrefix(line, "wrote ") {
+					if n := utf8.RuneCountInString(line); n > cols {
 						t.Errorf("%s: a line of %d columns:\n%s", name, n, line)
 					}
 				}

@@ -1,0 +1,221 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/plots"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// Run is a finished run whose files are written.
+type Run struct {
+	*Result
+	// Dir is the output directory, Files the names written there.
+	Dir   string
+	Files []string
+	plan  *Plan
+}
+
+// Execute replays the plan and writes its files into Plan.Out. The files
+// appear only when the whole run succeeds: they are written under
+// temporary names and renamed together at the end, and then the files of
+// an earlier run there that this one does not write are removed. Before
+// the replay it says on h.Notes the source's notes, the decisions.csv
+// estimate and a wider bin; a --fail-if field no row has is an error
+// before any file is written.
+func (p *Plan) Execute(ctx context.Context, h Hooks) (*Run, error) {
+	notes := h.notes()
+	dir, err := output.Open(p.out)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Abort()
+	dir.Owns(RunFiles...) // an earlier run's files this one does not write go on Commit
+
+	var parts *decisionParts
+	if p.opts.Decisions {
+		if err := decisionsPlan(notes, p.out, p.src.Approx, p.cfg.Start, p.cfg.End, p.limiters); err != nil {
+			return nil, err
+		}
+		if parts, err = newDecisionParts(p.out, len(p.limiters)); err != nil {
+			return nil, err
+		}
+		defer parts.remove()
+		h.Decisions = parts.writer
+	}
+	p.src.printNotes(notes, h.Width)
+	p.rs.printNotes(notes, h.Width)
+	planned := binNotice(notes, h.Width, p.cfg.End-p.cfg.Start, p.cfg.Bin)
+	res, err := p.Replay(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	widenedNotice(notes, h.Width, res.Result, planned)
+	if err := report.CheckFields(res.Result, p.thresholds); err != nil {
+		return nil, err // before any file is written
+	}
+	files, err := p.writeFiles(ctx, hookedDir{dir, h.Writing}, res, parts)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted while writing: keep the earlier files
+	}
+	if err := dir.Commit(); err != nil {
+		return nil, err
+	}
+	return &Run{Result: res, Dir: p.out, Files: files, plan: p}, nil
+}
+
+// hookedDir calls writing before each file it writes.
+type hookedDir struct {
+	*output.Dir
+	writing func(name string)
+}
+
+func (d hookedDir) WriteFile(name string, write func(io.Writer) error) error {
+	d.announce(name)
+	return d.Dir.WriteFile(name, write)
+}
+
+func (d hookedDir) announce(name string) {
+	if d.writing != nil {
+		d.writing(name)
+	}
+}
+
+// writeFiles renders every file of a run into dir and returns their names.
+func (p *Plan) writeFiles(ctx context.Context, dir hookedDir, res *Result, parts *decisionParts) ([]string, error) {
+	files, err := WriteRunFiles(ctx, dir, res, FileOptions{Chart: p.chart, HTML: p.opts.HTML})
+	if err != nil {
+		return nil, err
+	}
+	if parts != nil {
+		dir.announce("decisions.csv")
+		if err := writeDecisions(ctx, dir.Dir, parts); err != nil {
+			return nil, err
+		}
+		files = append(files, "decisions.csv")
+	}
+	return files, nil
+}
+
+// FileOptions choose the files WriteRunFiles renders beside series.csv
+// and summary.json.
+type FileOptions struct {
+	// Chart is chart.png's layout and zoom; mode "none" skips it.
+	Chart plots.ChartOptions
+	// HTML writes report.html.
+	HTML bool
+}
+
+// FileWriter is where the renderers write: an output.Dir, or anything
+// that writes a named file through a function.
+type FileWriter interface {
+	WriteFile(name string, write func(io.Writer) error) error
+}
+
+// WriteRunFiles renders a result's files into dir: series.csv,
+// summary.json, breaker.csv (rows with a circuit breaker), keys.csv
+// (per-key rows), chart.png and report.html. It returns the names
+// written, in that order.
+func WriteRunFiles(ctx context.Context, dir FileWriter, res *Result, o FileOptions) ([]string, error) {
+	if err := dir.WriteFile("series.csv", func(w io.Writer) error { return simulator.WriteSeriesCSV(w, res.Result) }); err != nil {
+		return nil, err
+	}
+	if err := dir.WriteFile("summary.json", func(w io.Writer) error { return simulator.WriteSummaryJSON(w, res.Result) }); err != nil {
+		return nil, err
+	}
+	files := []string{"series.csv", "summary.json"}
+	if simulator.HasBreakers(res.Result) {
+		if err := dir.WriteFile("breaker.csv", func(w io.Writer) error { return simulator.WriteBreakerCSV(w, res.Result) }); err != nil {
+			return nil, err
+		}
+		files = append(files, "breaker.csv")
+	}
+	keyFiles, err := writeKeysCSV(dir, res.Result, res.Keys)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, keyFiles...)
+	if o.Chart.Mode != "none" {
+		if err := dir.WriteFile("chart.png", func(w io.Writer) error { return plots.ChartContext(ctx, w, res.Result, o.Chart) }); err != nil {
+			return nil, err
+		}
+		files = append(files, "chart.png")
+	}
+	if o.HTML {
+		if err := dir.WriteFile("report.html", func(w io.Writer) error { return WriteRunHTML(w, res) }); err != nil {
+			return nil, err
+		}
+		files = append(files, "report.html")
+	}
+	return files, nil
+}
+
+// Report is the summary of a result as the report package renders it.
+func (r *Result) Report(wide bool, width int) *report.Report {
+	return &report.Report{Result: r.Result, Seed: r.Seed, HasSeed: r.HasSeed, Wide: wide, Width: width,
+		Warnings: r.Warnings, Notes: r.Notes}
+}
+
+// WriteSummary prints the run's summary on out in the plan's Format
+// (wide: every column of the table, fitted to width), the top keys under
+// a table, and, when the summary is not a table, its warnings and notes
+// on side (the caller then prints its own lines there too).
+func (r *Run) WriteSummary(out, side io.Writer, wide bool, width int) error {
+	o := r.plan.opts
+	rep := r.Report(wide, width)
+	if err := r.plan.render(out, rep); err != nil {
+		return err
+	}
+	if o.Format == "table" {
+		if r.Keys != nil && o.Top > 0 {
+			if err := report.WriteTopKeys(out, r.Result.Result, r.Keys.Name, o.Top, width); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if o.Format != "md" {
+		for _, w := range rep.Warnings {
+			report.WriteNote(side, "warning: ", w, width)
+		}
+		for _, n := range rep.Notes {
+			report.WriteNote(side, "note: ", n, width)
+		}
+	}
+	return nil
+}
+
+// Crossed checks the plan's FailIf thresholds: one line per limiter and
+// threshold crossed.
+func (r *Run) Crossed() ([]string, error) {
+	if len(r.plan.thresholds) == 0 {
+		return nil, nil
+	}
+	crossed, err := report.Check(r.Result.Result, r.plan.thresholds)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]string, len(crossed))
+	for i, c := range crossed {
+		lines[i] = c.String()
+	}
+	return lines, nil
+}
+
+// ThresholdError is a run that worked and crossed a threshold (--fail-if,
+// tune's --target); its files are written.
+type ThresholdError struct{ Msg string }
+
+func (e *ThresholdError) Error() string { return e.Msg }
+
+// CrossedError is the ThresholdError of n crossed --fail-if thresholds.
+func CrossedError(n int) error {
+	return &ThresholdError{Msg: fmt.Sprintf("%d --fail-if threshold(s) crossed; the outputs are written", n)}
+}

@@ -1,0 +1,299 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+)
+
+// Source chooses the arrivals of a run: a catalog scenario or a YAML
+// scenario file (Scenario), a trace or an access log (Trace), or a
+// scenario built in Go (Value), with overrides.
+type Source struct {
+	// Scenario is a catalog name or a .yaml/.yml file.
+	Scenario string
+	// Value is a scenario built in Go; it takes the place of Scenario.
+	Value *scenarios.Scenario
+	// Trace is a CSV trace or an access log, gzipped or not; "-" reads In.
+	Trace string
+	// In is what Trace "-" reads (os.Stdin when nil).
+	In io.Reader
+	// Limit, Duration and Seed replace the scenario's when their Set
+	// field is true.
+	Limit       float64
+	LimitSet    bool
+	Duration    time.Duration
+	DurationSet bool
+	Seed        uint64
+	SeedSet     bool
+	// TraceFormat, Keys, User and TimeField read an access log (see
+	// scenarios.LogOptions).
+	TraceFormat string
+	Keys        []string
+	User        string
+	TimeField   string
+}
+
+// source is a resolved set of arrivals with its run settings.
+type source struct {
+	Name       string
+	Limit      float64
+	Start, End time.Duration
+	Algorithms []string
+	// Expected is the number of arrivals when it is known beforehand.
+	Expected int64
+	// Approx is the mean number of arrivals (Expected when known), for
+	// estimates made before the run.
+	Approx float64
+	Open   func() (scenarios.Stream, error)
+	// Seed is the scenario's random seed (HasSeed false for a trace).
+	Seed    uint64
+	HasSeed bool
+	// spool is a copy of a trace read from a pipe, removed by cleanup.
+	spool string
+	// Downstream is the scenario's modelled service, or nil.
+	Downstream *scenarios.Downstream
+	// Notes say how an access log was read (its time 0, whole seconds);
+	// the command prints them on stderr before the run.
+	Notes []string
+	// Origin is the absolute time of an access log's 0 (zero otherwise).
+	Origin time.Time
+}
+
+// printNotes writes the source's notes, one "note:" each, wrapped to fit
+// columns as the report's notes are.
+func (s *source) printNotes(w io.Writer, fit int) {
+	for _, n := range s.Notes {
+		report.WriteNote(w, "note: ", n, fit)
+	}
+}
+
+// cleanup removes what resolving the source left on disk.
+func (s *source) cleanup() {
+	if s != nil && s.spool != "" {
+		os.Remove(s.spool)
+		s.spool = ""
+	}
+}
+
+func isScenarioFile(arg string) bool {
+	ext := strings.ToLower(filepath.Ext(arg))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// resolve checks every input before anything runs or is written.
+func (o *Source) resolve(ctx context.Context) (*source, error) {
+	if o.LimitSet && (!(o.Limit > 0) || math.IsInf(o.Limit, 0)) {
+		return nil, fmt.Errorf("--limit must be a positive number of requests per second, got %v", o.Limit)
+	}
+	if o.DurationSet && o.Duration <= 0 {
+		return nil, fmt.Errorf("--duration must be positive, got %v (for example --duration 10s)", o.Duration)
+	}
+	if o.Trace == "" {
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{{"--key", len(o.Keys) > 0}, {"--user", o.User != ""}, {"--time-field", o.TimeField != ""}, {"--trace-format", o.TraceFormat != "" && o.TraceFormat != scenarios.FormatAuto}} {
+			if f.set {
+				return nil, fmt.Errorf("%s applies to --trace; give the access log with --trace FILE", f.flag)
+			}
+		}
+	}
+	if o.Scenario == "" && o.Value == nil && o.Trace == "" {
+		return nil, errors.New("name a scenario, a scenario file or --trace FILE (run 'ratelimit-lab list' to see the scenarios)")
+	}
+	var sc scenarios.Scenario
+	var err error
+	switch {
+	case o.Value != nil:
+		sc = *o.Value
+	case o.Scenario == "":
+	case isScenarioFile(o.Scenario):
+		sc, err = untilDone(ctx, func() (scenarios.Scenario, error) { return scenarios.LoadFile(o.Scenario) })
+	default:
+		if _, statErr := os.Stat(o.Scenario); statErr == nil && strings.ContainsAny(o.Scenario, `/\.`) {
+			return nil, fmt.Errorf("%s: a scenario file must end in .yaml or .yml (a trace goes with --trace)", o.Scenario)
+		}
+		sc, err = scenarios.Lookup(o.Scenario)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.Trace != "" {
+		return o.resolveTrace(ctx, sc)
+	}
+	if o.LimitSet {
+		sc = sc.WithLimit(o.Limit)
+	}
+	if o.DurationSet {
+		sc = sc.WithDuration(o.Duration)
+	}
+	if o.SeedSet {
+		sc = sc.WithSeed(o.Seed)
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return &source{
+		Name:       sc.Name,
+		Limit:      sc.Limit,
+		End:        sc.Duration,
+		Algorithms: sc.Algorithms,
+		Approx:     sc.ExpectedArrivals(),
+		Open:       sc.Stream,
+		Seed:       sc.Seed,
+		HasSeed:    true,
+		Downstream: sc.Downstream,
+	}, nil
+}
+
+// resolveTrace replays a trace; a scenario given beside it supplies the
+// limit and the algorithms.
+func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*source, error) {
+	if o.DurationSet {
+		return nil, errors.New("--duration does not apply to --trace: the run lasts the trace's span")
+	}
+	if o.SeedSet {
+		return nil, errors.New("--seed does not apply to --trace: a trace has no randomness")
+	}
+	path, name := o.Trace, o.Trace
+	base := strings.TrimSuffix(filepath.Base(o.Trace), ".gz")
+	s := &source{Name: strings.TrimSuffix(base, filepath.Ext(base))}
+	if o.Trace == "-" {
+		name, s.Name = "stdin", "stdin"
+	}
+	// A pipe (--trace -, /dev/stdin, a FIFO) can be read only once, and
+	// the trace is read twice (checked whole before anything is written,
+	// then replayed): copy it to a temporary file as it is read.
+	if fi, err := os.Stat(o.Trace); o.Trace == "-" || err == nil && !fi.Mode().IsRegular() {
+		spool, err := spoolTrace(ctx, o.Trace, name, o.In)
+		if err != nil {
+			return nil, err
+		}
+		path, s.spool = spool, spool
+	}
+	lo := scenarios.LogOptions{Format: o.TraceFormat, Keys: o.Keys, User: o.User, TimeField: o.TimeField}
+	info, err := scenarios.ScanLog(path, name, lo)
+	if err != nil {
+		s.cleanup()
+		return nil, err
+	}
+	start, end, n := info.Start, info.End, info.N
+	lo.Origin = info.Origin
+	if info.Format != scenarios.FormatCSV {
+		s.Origin = info.Origin
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: %s log, times shifted so its earliest line (%s) is at 0", name, info.Format, info.Origin.Format(time.RFC3339Nano)))
+		if info.WholeSeconds {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s has whole-second timestamps, so each second's requests all arrive at its start: sub-second behaviour (bursts, burst=0, windows under 1s) is meaningless here; log nginx's $msec first (or a JSON time with milliseconds) for exact times", name))
+		}
+	}
+	s.Limit = sc.Limit
+	s.Start = floorSecond(start)
+	s.End = end + time.Nanosecond
+	s.Algorithms = sc.Algorithms
+	s.Expected = n
+	s.Approx = float64(n)
+	s.Open = func() (scenarios.Stream, error) { return scenarios.OpenLog(path, name, lo) }
+	if o.LimitSet {
+		s.Limit = o.Limit
+	}
+	if len(s.Algorithms) == 0 {
+		s.Algorithms = scenarios.DefaultAlgorithms
+	}
+	return s, nil
+}
+
+// spoolTrace copies the stream at path ("-": in) into a temporary file and
+// returns its name. A pipe can stay open without sending anything (or a
+// FIFO without a writer), so the copy runs under untilDone: a cancelled ctx
+// (SIGINT, SIGTERM) ends the wait at once, the temporary file is removed
+// and ctx's error returned.
+func spoolTrace(ctx context.Context, path, name string, in io.Reader) (string, error) {
+	if ctx != nil && ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	tmp, err := os.CreateTemp("", "ratelimit-lab-trace-*.csv")
+	if err != nil {
+		return "", fmt.Errorf("cannot keep a copy of the trace from %s (%v); set TMPDIR to a writable directory, or give the trace as a file", name, err)
+	}
+	_, err = untilDone(ctx, func() (struct{}, error) { return struct{}{}, copyTrace(tmp, path, name, in) })
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// untilDone returns what read returns, or ctx's error as soon as ctx ends
+// (SIGINT, SIGTERM). Every input a command reads from a path the user names
+// (a trace, a --rules file, a .yaml scenario) may be a pipe that stays open
+// or a FIFO without a writer, so read runs on its own goroutine; once ctx
+// ends, that goroutine, blocked in a read or an open that nothing can
+// interrupt, ends with the process.
+func untilDone[T any](ctx context.Context, read func() (T, error)) (T, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := read()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+// copyTrace copies the stream at path ("-": in, or stdin) into tmp and
+// closes tmp.
+func copyTrace(tmp *os.File, path, name string, in io.Reader) error {
+	defer tmp.Close()
+	r := in
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("%s: cannot open the trace (%s); check the path", name, OneLine(err.Error()))
+		}
+		defer f.Close()
+		r = f
+	} else if r == nil {
+		r = os.Stdin
+	}
+	_, err := io.Copy(tmp, r)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: cannot read the trace (%v); check the stream, or give the trace as a file", name, err)
+	}
+	return nil
+}
+
+// floorSecond aligns the first bin of a trace on a whole second.
+func floorSecond(d time.Duration) time.Duration {
+	f := d.Truncate(time.Second)
+	if f > d {
+		f -= time.Second
+	}
+	return f
+}

@@ -1,0 +1,257 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
+	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/plots"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+)
+
+// TuneOptions say what a tune compares: Sentinel's leap-array at several
+// sample counts on the same arrivals.
+type TuneOptions struct {
+	Source       Source
+	SampleCounts []int
+	// Interval is leap-array's statistic interval (whole ms).
+	Interval time.Duration
+	// Bin is the bin behind peak_bin_passed, Window the sliding window
+	// behind max_window_passed (Interval unless WindowSet).
+	Bin       time.Duration
+	Window    time.Duration
+	WindowSet bool
+	// Out is the output directory (default out/<scenario>-tune).
+	Out  string
+	HTML bool
+	// Target, when TargetSet, names the smallest N whose overshoot is at
+	// most it.
+	Target    float64
+	TargetSet bool
+	// Rules and Rule pick the flow rule whose limit is tuned.
+	Rules Rules
+	Rule  string
+}
+
+// DefaultSampleCounts are the sample counts a tune tries by default.
+var DefaultSampleCounts = []int{1, 2, 4, 5, 10, 20, 50, 100, 1000}
+
+// DefaultTuneOptions are the command's defaults.
+func DefaultTuneOptions() TuneOptions {
+	return TuneOptions{SampleCounts: DefaultSampleCounts, Interval: time.Second, Bin: DefaultBin, HTML: true}
+}
+
+// TunePlan is a validated tune.
+type TunePlan struct {
+	opts TuneOptions
+	p    *Plan
+}
+
+// NewTunePlan checks a tune's options and inputs. The rule a --rules file
+// gives is said on notes, wrapped to width.
+func NewTunePlan(ctx context.Context, opts TuneOptions, notes io.Writer, width int) (*TunePlan, error) {
+	if len(opts.SampleCounts) == 0 {
+		return nil, fmt.Errorf("--sample-counts is empty; give for example --sample-counts 1,2,10,100")
+	}
+	for _, n := range opts.SampleCounts {
+		if n < 1 {
+			return nil, fmt.Errorf("--sample-counts has %d; every sample count must be at least 1", n)
+		}
+	}
+	if opts.Interval <= 0 || opts.Interval%time.Millisecond != 0 {
+		return nil, fmt.Errorf("--interval must be a positive whole number of milliseconds, got %v (for example --interval 1s)", opts.Interval)
+	}
+	if opts.TargetSet && (!(opts.Target > 0) || math.IsInf(opts.Target, 0)) {
+		return nil, fmt.Errorf("--target must be a positive overshoot such as 1.05, got %v", opts.Target)
+	}
+	if err := someDivides(opts.SampleCounts, opts.Interval); err != nil {
+		return nil, err
+	}
+	if notes == nil {
+		notes = io.Discard
+	}
+	if err := tuneRule(&opts, notes, width); err != nil {
+		return nil, err
+	}
+	window := opts.Window
+	if !opts.WindowSet {
+		window = opts.Interval
+	}
+	// One leap-array spec checks the limit and the interval before the run.
+	p, err := prepare(ctx, &opts.Source, []string{"leap-array:sample-count=1,interval=" + opts.Interval.String()}, true, opts.Bin, window, opts.Out, "-tune", nil)
+	if err != nil {
+		return nil, err
+	}
+	return &TunePlan{opts: opts, p: p}, nil
+}
+
+// Close removes what resolving the source left on disk.
+func (t *TunePlan) Close() { t.p.src.cleanup() }
+
+// Out is the output directory Execute writes.
+func (t *TunePlan) Out() string { return t.p.out }
+
+// Expected is the number of arrivals when known beforehand, else 0.
+func (t *TunePlan) Expected() int64 { return t.p.src.Expected }
+
+// Replay runs every sample count on the arrivals, in parallel.
+func (t *TunePlan) Replay(ctx context.Context, h Hooks) (*simulator.TuneResult, error) {
+	cfg := t.p.cfg
+	cfg.Progress = h.Progress
+	res, err := simulator.Tune(ctx, t.p.src.Open, t.p.src.Limit, t.opts.Interval, t.opts.SampleCounts, cfg)
+	if h.Finished != nil {
+		h.Finished()
+	}
+	return res, err
+}
+
+// Tune is a finished tune whose files are written.
+type Tune struct {
+	*simulator.TuneResult
+	Dir   string
+	Files []string
+	opts  TuneOptions
+}
+
+// Execute replays the tune and writes tune.csv, tune.png and report.html
+// into Out, all or none.
+func (t *TunePlan) Execute(ctx context.Context, h Hooks) (*Tune, error) {
+	dir, err := output.Open(t.p.out)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Abort()
+	dir.Owns(TuneFiles...) // an earlier run's files this one does not write go on Commit
+	t.p.src.printNotes(h.notes(), h.Width)
+	res, err := t.Replay(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if err := dir.WriteFile("tune.csv", func(w io.Writer) error { return simulator.WriteTuneCSV(w, res) }); err != nil {
+		return nil, err
+	}
+	if err := dir.WriteFile("tune.png", func(w io.Writer) error { return plots.TuneChart(w, res) }); err != nil {
+		return nil, err
+	}
+	files := []string{"tune.csv", "tune.png"}
+	if t.opts.HTML {
+		if err := dir.WriteFile("report.html", func(w io.Writer) error { return WriteTuneHTML(w, res) }); err != nil {
+			return nil, err
+		}
+		files = append(files, "report.html")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted while writing: keep the earlier files
+	}
+	if err := dir.Commit(); err != nil {
+		return nil, err
+	}
+	return &Tune{TuneResult: res, Dir: t.p.out, Files: files, opts: t.opts}, nil
+}
+
+// WriteSummary prints the tune's context line and table fitted to width
+// (0: 100 columns), and the sample counts it skipped.
+func (t *Tune) WriteSummary(out io.Writer, width int) error {
+	res := t.TuneResult
+	fit := width
+	if fit <= 0 {
+		fit = report.DefaultWidth
+	}
+	// The context line wraps to the table's width, as run's does.
+	head := fmt.Sprintf("%s · leap-array at %s/s, interval %s · window %s · bin %s",
+		res.Scenario, report.Number(res.Limit), report.Duration(res.Interval), report.Duration(res.Window), report.Duration(res.Bin))
+	if err := report.WriteWrapped(out, head, fit); err != nil {
+		return err
+	}
+	header, rows := simulator.TuneTable(res)
+	table, hidden, err := report.FitTuneTable(header, rows, fit)
+	if err != nil {
+		return err
+	}
+	out.Write(table)
+	if len(hidden) > 0 {
+		if err := report.WriteWrapped(out, fmt.Sprintf("hidden to fit %d columns: %s (tune.csv has them)", fit, strings.Join(hidden, ", ")), fit); err != nil {
+			return err
+		}
+	}
+	for _, row := range res.Rows {
+		if row.Skipped != "" {
+			line := fmt.Sprintf("skipped N=%d: %s", row.SampleCount, strings.TrimPrefix(row.Skipped, fmt.Sprintf("sample count %d ", row.SampleCount)))
+			if err := report.WriteWrapped(out, line, fit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteTarget names, on out, the smallest N whose overshoot is at most the
+// target, or returns a ThresholdError when no N tried reaches it; without
+// a target it does nothing.
+func (t *Tune) WriteTarget(out io.Writer, width int) error {
+	if !t.opts.TargetSet {
+		return nil
+	}
+	if width <= 0 {
+		width = report.DefaultWidth
+	}
+	return reportTarget(out, t.TuneResult, t.opts.Target, width)
+}
+
+// someDivides reports, before anything runs, a tune in which every sample
+// count would be skipped.
+func someDivides(counts []int, interval time.Duration) error {
+	ims := int64(interval / time.Millisecond)
+	for _, n := range counts {
+		if ims%int64(n) == 0 {
+			return nil
+		}
+	}
+	var divisors []string
+	for _, d := range []int64{1, 2, 4, 5, 10, 20, 50, 100, 1000} {
+		if ims%d == 0 {
+			divisors = append(divisors, strconv.FormatInt(d, 10))
+		}
+	}
+	return fmt.Errorf("no sample count in --sample-counts %s divides the interval of %d ms, and Sentinel requires it to; nothing to tune: give divisors such as --sample-counts %s",
+		joinInts(counts), ims, strings.Join(divisors, ","))
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// reportTarget names the smallest N whose overshoot is at most target, or
+// returns a ThresholdError when no N tried reaches it.
+func reportTarget(out io.Writer, res *simulator.TuneResult, target float64, fit int) error {
+	best := -1
+	for i, row := range res.Rows {
+		// A lower bound (late admissions) does not show the overshoot within.
+		if row.Skipped != "" || row.LateAdmissions > 0 || row.Overshoot > target {
+			continue
+		}
+		if best < 0 || row.SampleCount < res.Rows[best].SampleCount {
+			best = i
+		}
+	}
+	t := strconv.FormatFloat(target, 'f', -1, 64)
+	if best < 0 {
+		return &ThresholdError{Msg: fmt.Sprintf("no sample count tried keeps the overshoot within --target %s; try larger ones, e.g. --sample-counts 100,1000", t)}
+	}
+	row := res.Rows[best]
+	over := strconv.FormatFloat(row.Overshoot, 'f', 3, 64)
+	if row.LateAdmissions > 0 {
+		over = simulator.LowerBound + over
+	}
+	return report.WriteWrapped(out, fmt.Sprintf("target %s: the smallest N with overshoot ≤ %s is N=%d (overshoot %s, bucket %s)", t, t, row.SampleCount, over, row.Bucket), fit)
+}
