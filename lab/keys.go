@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"io"
 	"slices"
 	"strings"
@@ -173,10 +174,8 @@ func (p *peekStream) StepsBack() (int64, time.Duration) {
 	return 0, 0
 }
 
-func registryName(spec string) string {
-	n, _, _ := strings.Cut(spec, ":")
-	return n
-}
+// registryName is the name of a spec's first stage.
+func registryName(s string) string { return spec.Split(s).Stages[0].Name }
 
 // keysOutputs writes keys.csv when a row is keyed and returns the file
 // names written.

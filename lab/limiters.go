@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -11,23 +10,23 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/distributed"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
+	"github.com/ratelimit-lab/ratelimit-lab/registry"
+	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
-// This file is the one place that knows the lab has two registries of
-// limiters (package algorithms and the redis-* ones of package
-// distributed) and a Redis backend behind the latter: every other file
-// of the lab, and the command, goes through the functions here.
+// This file is where the lab meets package registry, the one list of
+// every family's limiters, and the Redis session a run's redis-*
+// limiters share (registry.Env): every other file of the lab, and the
+// command, goes through the functions here.
 
 // Info describes one limiter of the registry: its name, family,
-// parameters and reference.
+// parameters, capabilities and reference.
 type Info = algorithms.Info
 
 // Limiters lists every limiter the lab builds, in the registry's order
 // (the in-process families, then the Redis ones).
-func Limiters() []Info {
-	return append(algorithms.List(), distributed.List()...)
-}
+func Limiters() []Info { return registry.List() }
 
 // LimiterNames is the name of every limiter of Limiters, in order.
 func LimiterNames() []string {
@@ -50,13 +49,13 @@ func Families() []string {
 }
 
 // newLimiter builds one spec for a run at limit: the redis-* ones on the
-// run's Redis session rs (nil: they are refused), the others from the
-// in-process registry.
+// run's Redis session rs (nil: they are refused).
 func newLimiter(spec string, limit float64, rs *redisSession) (algorithms.Limiter, error) {
-	if distributed.IsRedis(spec) {
-		return rs.build(spec, limit)
+	var env *registry.Env
+	if rs != nil {
+		env = rs.env
 	}
-	return algorithms.New(spec, limit)
+	return registry.New(spec, limit, env)
 }
 
 // NewLimiter builds one limiter of the in-process families at limit (a
@@ -65,25 +64,21 @@ func NewLimiter(spec string, limit float64) (algorithms.Limiter, error) {
 	return newLimiter(spec, limit, nil)
 }
 
+// loader reads scenario files and checks their specs against every
+// family of the registry, the Redis one included, when the file is read.
+var loader = scenarios.Loader{Check: registry.Check}
+
 // warnings are what the summary says under the table about l.
 func warnings(l algorithms.Limiter) []string { return algorithms.Warnings(l) }
 
 // checkSpec says whether the lab can build spec, without a backend for
 // the redis-* ones.
-func checkSpec(spec string) error {
-	var err error
-	if distributed.IsRedis(spec) {
-		_, err = distributed.Parse(spec, 0)
-	} else {
-		_, err = algorithms.New(spec, 0)
-	}
-	return err
-}
+func checkSpec(spec string) error { return registry.Check(spec, 0) }
 
 // breakerConfig is the configuration of the circuit-breaker spec at
 // limit, and whether spec is one.
 func breakerConfig(spec string, limit float64) (algorithms.CircuitBreakerConfig, bool) {
-	l, err := algorithms.New(spec, limit)
+	l, err := registry.New(spec, limit, nil)
 	b, ok := l.(*algorithms.CircuitBreaker)
 	if err != nil || !ok {
 		return algorithms.CircuitBreakerConfig{}, false
@@ -91,17 +86,13 @@ func breakerConfig(spec string, limit float64) (algorithms.CircuitBreakerConfig,
 	return b.Config(), true
 }
 
-// redisSession builds a run's redis-* limiters on one backend, opened on
-// the first redis-* spec: the embedded native default, the embedded Lua
-// interpreter (--redis lua), or a real server (--redis URL).
+// redisSession is a run's registry.Env (the backend its redis-* limiters
+// share, opened on the first redis-* spec: the embedded native default,
+// the embedded Lua interpreter with --redis lua, or a real server), and
+// whether --redis-timeout was given, for the note that says it is unused.
 type redisSession struct {
-	ctx        context.Context
-	url        string
-	bin        time.Duration
-	timeout    time.Duration // a real server's reply may take this long
-	timeoutSet bool          // --redis-timeout was given
-	backend    *distributed.Backend
-	limiters   []*distributed.Limiter
+	env        *registry.Env
+	timeoutSet bool
 }
 
 // Redis says where a run's redis-* limiters keep their state.
@@ -122,39 +113,11 @@ const DefaultRedisTimeout = distributed.DefaultTimeout
 // newRedisSession checks the Redis options and returns the session a
 // run's redis-* limiters are built on.
 func newRedisSession(ctx context.Context, o Redis, bin time.Duration) (*redisSession, error) {
-	if err := distributed.CheckTimeout(o.Timeout); err != nil {
-		return nil, err
-	}
-	return &redisSession{ctx: ctx, url: o.URL, bin: bin, timeout: o.Timeout, timeoutSet: o.TimeoutSet}, nil
-}
-
-func (r *redisSession) build(spec string, limit float64) (algorithms.Limiter, error) {
-	if r == nil {
-		return nil, errors.New("redis-* limiters run with 'ratelimit-lab run' only")
-	}
-	s, err := distributed.Parse(spec, limit)
+	env, err := registry.NewEnv(ctx, o.URL, o.Timeout, bin)
 	if err != nil {
 		return nil, err
 	}
-	if r.backend == nil {
-		switch r.url {
-		case "":
-			r.backend, err = distributed.OpenEmbedded()
-		case "lua":
-			r.backend, err = distributed.OpenEmbeddedLua()
-		default:
-			r.backend, err = distributed.OpenURL(r.ctx, r.url, r.timeout)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	l, err := distributed.New(s, r.backend, distributed.Options{Bin: r.bin})
-	if err != nil {
-		return nil, err
-	}
-	r.limiters = append(r.limiters, l)
-	return l, nil
+	return &redisSession{env: env, timeoutSet: o.TimeoutSet}, nil
 }
 
 // printNotes says, on one "note:" line, that --redis goes unused when the
@@ -163,29 +126,25 @@ func (r *redisSession) printNotes(w io.Writer, fit int) {
 	if r == nil {
 		return
 	}
-	if r.timeoutSet && (r.url == "" || r.url == "lua") {
+	if r.timeoutSet && r.env.Embedded() {
 		why := "this run's Redis is the embedded one, which answers at once"
-		if r.backend == nil {
+		if !r.env.Opened() {
 			why = "this run has no redis-* limiter"
 		}
 		report.WriteNote(w, "note: ", "--redis-timeout is unused: it bounds a real server's replies (--redis redis://HOST:PORT/DB), and "+why, fit)
 	}
-	if r.url == "" || r.backend != nil {
+	if r.env.Redis() == "" || r.env.Opened() {
 		return
 	}
-	report.WriteNote(w, "note: ", fmt.Sprintf("--redis %s is unused: this run has no redis-* limiter (add one with --algo, e.g. --algo redis-sliding-log; 'ratelimit-lab list' shows them)", distributed.RedactURL(r.url)), fit)
+	report.WriteNote(w, "note: ", fmt.Sprintf("--redis %s is unused: this run has no redis-* limiter (add one with --algo, e.g. --algo redis-sliding-log; 'ratelimit-lab list' shows them)", distributed.RedactURL(r.env.Redis())), fit)
 }
 
 // close deletes what the limiters left (after an error) and closes the
 // backend.
 func (r *redisSession) close() {
-	if r == nil || r.backend == nil {
-		return
+	if r != nil {
+		r.env.Close()
 	}
-	for _, l := range r.limiters {
-		_ = l.Close()
-	}
-	_ = r.backend.Close()
 }
 
 // trackProgress makes the progress bar follow the slowest Redis limiter
@@ -193,9 +152,10 @@ func (r *redisSession) close() {
 // fed, which run far ahead of a limiter paced by round trips. It returns
 // the function that stops it; without Redis limiters it changes nothing.
 func (r *redisSession) trackProgress(cfg *simulator.Config, update func(int64)) (stop func()) {
-	if r == nil || len(r.limiters) == 0 || cfg.Progress == nil {
+	if r == nil || len(r.env.RedisLimiters()) == 0 || cfg.Progress == nil {
 		return func() {}
 	}
+	limiters := r.env.RedisLimiters()
 	cfg.Progress = nil
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -207,8 +167,8 @@ func (r *redisSession) trackProgress(cfg *simulator.Config, update func(int64)) 
 			case <-done:
 				return
 			case <-tick.C:
-				slowest := r.limiters[0].Decided()
-				for _, l := range r.limiters[1:] {
+				slowest := limiters[0].Decided()
+				for _, l := range limiters[1:] {
 					slowest = min(slowest, l.Decided())
 				}
 				update(slowest)

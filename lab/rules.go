@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"io"
 	"slices"
 	"strings"
@@ -161,16 +162,17 @@ func tuneRule(opts *TuneOptions, notes io.Writer, width int) error {
 	}
 	type candidate struct {
 		rules.Rule
-		stage, what string // the leap-array stage and its rule's words
-		others      []string
+		stage  spec.Stage // the leap-array stage
+		what   string     // its rule's words
+		others []string
 	}
 	var cands []candidate
 	for _, r := range imported {
-		stages := strings.Split(r.Spec, "+")
+		stages := spec.Split(r.Spec).Stages
 		whats := strings.Split(r.What, " + ")
 		at := -1
 		for i, st := range stages {
-			if strings.HasPrefix(st, "leap-array:") && !strings.Contains(st, "flavor=go") {
+			if flavor, _ := st.Get("flavor"); st.Name == "leap-array" && len(st.Params) > 0 && flavor != "go" {
 				if at >= 0 { // two QPS flow rules on one resource: no one stage to tune
 					at = -1
 					break
@@ -187,8 +189,7 @@ func tuneRule(opts *TuneOptions, notes io.Writer, width int) error {
 		}
 		for i, st := range stages {
 			if i != at {
-				kind, _, _ := strings.Cut(st, ":")
-				c.others = append(c.others, kind)
+				c.others = append(c.others, st.Name)
 			}
 		}
 		cands = append(cands, c)
@@ -215,14 +216,11 @@ func tuneRule(opts *TuneOptions, notes io.Writer, width int) error {
 	default:
 		pick = &cands[0]
 	}
-	_, params, _ := strings.Cut(pick.stage, ":")
-	for _, kv := range strings.Split(params, ",") {
-		if k, v, _ := strings.Cut(kv, "="); k == "limit" {
-			if _, err := fmt.Sscanf(v, "%g", &opts.Source.Limit); err != nil {
-				return fmt.Errorf("rule %q: limit %q is not a number", pick.Name, v)
-			}
-			opts.Source.LimitSet = true
+	if v, ok := pick.stage.Get("limit"); ok {
+		if _, err := fmt.Sscanf(v, "%g", &opts.Source.Limit); err != nil {
+			return fmt.Errorf("rule %q: limit %q is not a number", pick.Name, v)
 		}
+		opts.Source.LimitSet = true
 	}
 	if len(pick.others) == 0 {
 		fmt.Fprintf(notes, "tuning rule %q (%s): %s\n", pick.Name, pick.Source, pick.what)

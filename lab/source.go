@@ -118,7 +118,7 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 		sc = *o.Value
 	case o.Scenario == "":
 	case isScenarioFile(o.Scenario):
-		sc, err = untilDone(ctx, func() (scenarios.Scenario, error) { return scenarios.LoadFile(o.Scenario) })
+		sc, err = untilDone(ctx, func() (scenarios.Scenario, error) { return loader.LoadFile(o.Scenario) })
 	default:
 		if _, statErr := os.Stat(o.Scenario); statErr == nil && strings.ContainsAny(o.Scenario, `/\.`) {
 			return nil, fmt.Errorf("%s: a scenario file must end in .yaml or .yml (a trace goes with --trace)", o.Scenario)
@@ -140,7 +140,7 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 	if o.SeedSet {
 		sc = sc.WithSeed(o.Seed)
 	}
-	if err := sc.Validate(); err != nil {
+	if err := loader.Validate(sc); err != nil {
 		return nil, err
 	}
 	return &source{

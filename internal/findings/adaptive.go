@@ -2,9 +2,9 @@ package findings
 
 import (
 	"fmt"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
@@ -259,14 +259,9 @@ func (g *gen) gradient2Step(r *simulator.Result, a *simulator.AlgoResult, step t
 }
 
 // specParam is the value of key in a canonical spec, or "".
-func specParam(spec, key string) string {
-	_, params, _ := strings.Cut(spec, ":")
-	for _, kv := range strings.Split(params, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
+func specParam(s, key string) string {
+	v, _ := spec.Split(s).Stages[0].Get(key)
+	return v
 }
 
 func join(parts []string) string {

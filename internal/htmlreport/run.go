@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"image/color"
 	"io"
 	"math"
@@ -463,12 +464,9 @@ func labelsOf(specs, names []string, counted []bool) []string {
 	for i := range specs {
 		a := &res.Algorithms[i]
 		a.Spec, a.Name = specs[i], names[i]
-		if counted[i] && !strings.Contains(a.Spec, "+") {
-			_, params, _ := strings.Cut(a.Spec, ":")
-			for _, kv := range strings.Split(params, ",") {
-				if k, v, ok := strings.Cut(kv, "="); ok && k == "sample-count" {
-					a.SampleCount, _ = strconv.Atoi(v)
-				}
+		if sp := spec.Split(a.Spec); counted[i] && !sp.IsChain() {
+			if v, ok := sp.Stages[0].Get("sample-count"); ok {
+				a.SampleCount, _ = strconv.Atoi(v)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"io"
 	"math"
 	"regexp"
@@ -248,32 +249,31 @@ func baseLabel(a simulator.AlgoResult) string {
 	if a.Label != "" {
 		return a.Label
 	}
-	if !strings.Contains(a.Spec, "+") {
+	sp := spec.Split(a.Spec)
+	if !sp.IsChain() {
 		if a.SampleCount > 0 {
 			return a.Name + " N=" + strconv.Itoa(a.SampleCount)
 		}
 		return a.Name
 	}
-	stages := strings.Split(a.Spec, "+")
-	for i, st := range stages {
-		name, _, _ := strings.Cut(st, ":")
-		if n, ok := lookup(specParams(st), "sample-count"); ok {
-			name += " N=" + n
+	names := make([]string, len(sp.Stages))
+	for i, st := range sp.Stages {
+		names[i] = st.Name
+		if n, ok := st.Get("sample-count"); ok {
+			names[i] += " N=" + n
 		}
-		stages[i] = name
 	}
-	return strings.Join(stages, "+")
+	return strings.Join(names, "+")
 }
 
 // specParams returns the key=value pairs of a spec, stage after stage for a
 // chain.
-func specParams(spec string) [][2]string {
+func specParams(s string) [][2]string {
 	var out [][2]string
-	for _, stage := range strings.Split(spec, "+") {
-		_, rest, _ := strings.Cut(stage, ":")
-		for _, kv := range strings.Split(rest, ",") {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				out = append(out, [2]string{k, v})
+	for _, st := range spec.Split(s).Stages {
+		for _, p := range st.Params {
+			if p.OK {
+				out = append(out, [2]string{p.Key, p.Value})
 			}
 		}
 	}
