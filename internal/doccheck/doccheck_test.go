@@ -15,8 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
 // root is the module root, relative to this package.
@@ -281,20 +279,46 @@ type prepared struct {
 	skip  string // why the quick check leaves it to another test
 }
 
-// goldenCovered says why a plain "run NAME" of a catalog scenario need not
-// run here without EnvSoak: cmd/ratelimit-lab's TestCatalogOutputsGolden
-// runs "run NAME --decisions" for every catalog scenario and pins every
-// byte it writes.
-func goldenCovered(args []string) string {
-	if soak() || len(args) != 2 || args[0] != "run" {
+// goldenCovered says why a documented command need not run here without
+// EnvSoak: cmd/ratelimit-lab's TestCatalogOutputsGolden runs it (or it
+// with --decisions) and pins every byte it writes. The runs are read from
+// the golden file's "# ratelimit-lab ARGS" headers, so a run the golden
+// test drops runs here again. With -short the golden test skips, so
+// nothing is left to it.
+func goldenCovered(t *testing.T, args []string) string {
+	if soak() || testing.Short() || len(args) == 0 || (args[0] != "run" && args[0] != "tune") {
 		return ""
 	}
-	for _, n := range scenarios.Names() {
-		if args[1] == n {
-			return fmt.Sprintf("run %s: cmd/ratelimit-lab's TestCatalogOutputsGolden runs and pins it (with --decisions); %s=1 runs it here too", n, EnvSoak)
-		}
+	key := strings.Join(args, " ")
+	if goldenRuns(t)[key] || goldenRuns(t)[key+" --decisions"] {
+		return fmt.Sprintf("%s: cmd/ratelimit-lab's TestCatalogOutputsGolden runs and pins it; %s=1 runs it here too", key, EnvSoak)
 	}
 	return ""
+}
+
+var (
+	goldenOnce sync.Once
+	golden     map[string]bool
+	goldenErr  error
+)
+
+// goldenRuns returns the commands of cmd/ratelimit-lab/testdata/
+// catalog.golden, their paths relative to the module root.
+func goldenRuns(t *testing.T) map[string]bool {
+	goldenOnce.Do(func() {
+		var b []byte
+		b, goldenErr = os.ReadFile(filepath.Join(root, "cmd", "ratelimit-lab", "testdata", "catalog.golden"))
+		golden = map[string]bool{}
+		for _, line := range strings.Split(string(b), "\n") {
+			if cmd, ok := strings.CutPrefix(line, "# ratelimit-lab "); ok {
+				golden[strings.ReplaceAll(cmd, "../../", "")] = true
+			}
+		}
+	})
+	if goldenErr != nil {
+		t.Fatal(goldenErr)
+	}
+	return golden
 }
 
 // prepare turns a documented command into the one the check runs. A
@@ -303,9 +327,9 @@ func goldenCovered(args []string) string {
 // temporary --out (unless the document names one), and run --chart none
 // unless EnvSoak is set; bench gets a temporary --out and a short
 // --duration.
-func prepare(dir string, c command, n int) prepared {
+func prepare(t *testing.T, dir string, c command, n int) prepared {
 	rel, _ := filepath.Rel(root, c.file)
-	p := prepared{c: c, name: fmt.Sprintf("%s:%d", filepath.ToSlash(rel), c.line), skip: goldenCovered(c.args)}
+	p := prepared{c: c, name: fmt.Sprintf("%s:%d", filepath.ToSlash(rel), c.line), skip: goldenCovered(t, c.args)}
 	args := append([]string(nil), c.args...)
 	sub := ""
 	if len(args) > 0 {
@@ -389,7 +413,7 @@ func TestDocumentedCommandsRun(t *testing.T) {
 				continue
 			}
 			seen[key] = len(cmds)
-			cmds = append(cmds, prepare(dir, c, len(cmds)))
+			cmds = append(cmds, prepare(t, dir, c, len(cmds)))
 		}
 	}
 	if len(cmds) == 0 {
