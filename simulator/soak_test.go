@@ -20,8 +20,8 @@ func long(full, quick int) int {
 }
 
 // TestMain runs the quick suite on one P unless GOMAXPROCS or EnvSoak is
-// set: a run hands batches between the stream, the engine and the
-// writers, and on a busy machine waking another thread for each handoff
+// set: Run feeds batches of arrivals through channels to one goroutine
+// per limiter, and on a busy machine waking another thread for each batch
 // cost as much CPU as the runs themselves (measured: 6 s of CPU with two
 // Ps, 3.3 s with one, for the same wall time). The soak run, which .ci/run
 // also runs with -race, keeps every P.
