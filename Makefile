@@ -1,12 +1,19 @@
 GO ?= go
 
-.PHONY: build test race lint bench docs findings docs-images docs-report-image ci
+.PHONY: build test soak race lint bench docs findings docs-images docs-report-image ci
 
 build:
 	$(GO) build ./...
 
+# The quick suite: within a minute on two cores. Tests that start servers
+# (redis-server, nginx, chromium) run when .ci/run's scripts set them up.
 test:
 	$(GO) test ./...
+
+# The long variants as well: every round of the conformance tests, every
+# documented run with its chart, the 10⁶-bin report page (.ci/run sets it).
+soak:
+	RATELIMIT_LAB_SOAK=1 $(GO) test ./...
 
 race:
 	$(GO) test -race ./...

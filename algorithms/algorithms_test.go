@@ -3,12 +3,23 @@ package algorithms
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/time/rate"
 )
+
+// soakTrials returns full when RATELIMIT_LAB_SOAK=1 (.ci/run sets it),
+// else quick: the long randomized comparisons run a subset of their
+// trials in a plain go test, still covering each of their cycles.
+func soakTrials(full, quick int) int {
+	if os.Getenv("RATELIMIT_LAB_SOAK") == "1" {
+		return full
+	}
+	return quick
+}
 
 const ms = time.Millisecond
 

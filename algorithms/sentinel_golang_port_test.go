@@ -420,7 +420,7 @@ func goTrace(rng *rand.Rand, n int, w, interval time.Duration) []time.Duration {
 
 func TestGoFlavorMatchesSentinelGolangPort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 1))
-	for trial := 0; trial < 600; trial++ {
+	for trial := 0; trial < soakTrials(600, 200); trial++ { // 200: each kind 50 times
 		kind := trial % 4
 		s := []int{1, 2, 3, 4, 5, 10, 20, 100}[rng.IntN(8)]
 		ims := int64(s) * int64([]int{1, 2, 5, 50, 100, 250, 500}[rng.IntN(7)])

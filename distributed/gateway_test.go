@@ -78,7 +78,7 @@ func TestCellScriptEqualsPort(t *testing.T) {
 			ref := &cellRef{}
 			key := fmt.Sprintf("%scell-port-%d", b.prefix, round)
 			c := b.conn()
-			for i := range 300 {
+			for i := range long(300, 100) {
 				if r.IntN(4) > 0 { // else the same instant as the call before
 					now += r.Int64N(3 * periodS * 1_000_000_000 / count)
 				}
@@ -114,7 +114,7 @@ func TestCellScriptEqualsPort(t *testing.T) {
 	// Native: the spec's decisions against the port, clock=redis, one
 	// instance, on nanosecond traces.
 	b := backends(t)["native"]
-	for round := range 40 {
+	for round := range long(40, 15) {
 		count := 1 + r.IntN(100)
 		spec := fmt.Sprintf("redis-cell:max-burst=%d,count=%d,period=%ds,clock=redis,rtt=%s", r.IntN(20), count, []int{1, 2, 60}[r.IntN(3)],
 			[]string{"0s", "1ms", "3ms"}[r.IntN(3)])

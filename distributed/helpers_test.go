@@ -15,6 +15,24 @@ import (
 // the embedded server only.
 const EnvRedisURL = "RATELIMIT_LAB_REDIS_URL"
 
+// EnvSoak names the environment variable that runs the long variants of
+// the conformance tests (.ci/run sets it): every round and full-length
+// traces. Without it each test runs a subset that still covers each of
+// its parameter cycles (windows, clocks, trace shapes, spec kinds), so
+// that go test ./... stays within a minute on two cores.
+const EnvSoak = "RATELIMIT_LAB_SOAK"
+
+// soaking reports whether EnvSoak is set.
+func soaking() bool { return os.Getenv(EnvSoak) == "1" }
+
+// long returns full when soaking, else quick.
+func long(full, quick int) int {
+	if soaking() {
+		return full
+	}
+	return quick
+}
+
 // backends returns the servers every Redis test runs against: always the
 // embedded default (native) and the embedded Lua one, and the real one
 // when EnvRedisURL is set. In CI (CI=true) a missing EnvRedisURL fails

@@ -24,10 +24,10 @@ func TestIdentities(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T, b *Backend) {
 		r := rand.New(rand.NewPCG(8, 1))
-		for round := range 12 {
+		for round := range long(12, 4) { // 4: each window once
 			limit := 1 + r.IntN(20)
 			window := []string{"1s", "100ms", "250ms", "2s"}[round%4]
-			trace := wholeMsTrace(r, 300+r.IntN(300), 4*time.Second)
+			trace := wholeMsTrace(r, long(300+r.IntN(300), 150+r.IntN(150)), 4*time.Second)
 			for _, c := range cases {
 				rs, ms := fmt.Sprintf(c.redis, limit, window), fmt.Sprintf(c.mem, limit, window)
 				compare(t, rs, ms, b, trace)
@@ -64,7 +64,7 @@ func TestGCRAEqualsRedisRate(t *testing.T) {
 	ctx := context.Background()
 	forEachBackend(t, func(t *testing.T, b *Backend) {
 		r := rand.New(rand.NewPCG(9, 2))
-		for round := range 16 {
+		for round := range long(16, 4) { // 4: each period, both clocks
 			rate := 1 + r.IntN(50)
 			burst := 1 + r.IntN(2*rate)
 			period := []time.Duration{time.Second, 100 * time.Millisecond, time.Minute, 1500 * time.Millisecond}[round%4]

@@ -173,15 +173,16 @@ func TestMultiInstanceMatchesModel(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T, b *Backend) {
 		r := rand.New(rand.NewPCG(3, 4))
-		for round := range 10 {
+		for round := range long(10, 4) { // 4: each window, both trace shapes
 			limit := 2 + r.IntN(15)
 			window := []string{"1s", "200ms", "500ms"}[round%3]
 			model := fmt.Sprintf(",instances=%d,rtt=%s,skew=%s,clock=%s",
 				1+r.IntN(6), []string{"0s", "1ms", "3ms", "7500us", "1001us"}[r.IntN(5)],
 				[]string{"0s", "50ms", "3ms", "333us"}[r.IntN(4)], []string{"instance", "redis"}[r.IntN(2)])
-			trace := nsTrace(r, 300, 3*time.Second)
+			n := long(300, 150)
+			trace := nsTrace(r, n, 3*time.Second)
 			if round%2 == 0 {
-				trace = wholeMsTrace(r, 300, 3*time.Second)
+				trace = wholeMsTrace(r, n, 3*time.Second)
 			}
 			for _, k := range kinds {
 				spec := fmt.Sprintf(k, limit, window) + model
@@ -236,13 +237,14 @@ func TestDecideBatchEqualsDecide(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T, b *Backend) {
 		r := rand.New(rand.NewPCG(6, 7))
+		n, batch := long(1500, 300), long(700, 120)
 		for _, spec := range specs {
-			trace := nsTrace(r, 1500, 3*time.Second)
+			trace := nsTrace(r, n, 3*time.Second)
 			one, batched := mustNew(t, spec, b), mustNew(t, spec, b)
 			want := decideAll(t, one, trace)
 			got := make([]algorithms.Decision, len(trace))
 			for lo := 0; lo < len(trace); {
-				hi := min(len(trace), lo+1+r.IntN(700))
+				hi := min(len(trace), lo+1+r.IntN(batch))
 				batched.DecideBatch(trace[lo:hi], got[lo:hi])
 				lo = hi
 			}

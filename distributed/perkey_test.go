@@ -46,7 +46,8 @@ func TestPerKey(t *testing.T) {
 		// One instance: instance numbers count every key's arrivals, so
 		// only then is a key's sub-trace a run of its own.
 		spec = regexp.MustCompile(`instances=\d+`).ReplaceAllString(spec, "instances=1")
-		trace := nsTrace(r, 300+r.IntN(300), 3*time.Second)
+		// Without EnvSoak, a third of the arrivals over the same span.
+		trace := nsTrace(r, long(300+r.IntN(300), 100+r.IntN(100)), 3*time.Second)
 		keys := make([]int32, len(trace))
 		nkeys := 1 + r.IntN(5)
 		for i := range keys {

@@ -16,7 +16,7 @@ import (
 // histogram and window maximum as one add per decision.
 func TestAddBatchMatchesPlainBins(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for iter := range 300 {
+	for iter := range long(300, 100) {
 		cfg := DefaultConfig()
 		cfg.Bin = time.Duration(1+rng.IntN(50)) * time.Millisecond
 		cfg.Window = time.Duration(1+rng.IntN(500)) * time.Millisecond

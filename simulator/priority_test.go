@@ -89,7 +89,7 @@ func TestPriorityRowsMatchDirectDrive(t *testing.T) {
 	const spec = "leap-array:limit=20,sample-count=4,interval=1s"
 	for _, responses := range []bool{false, true} {
 		differs := false
-		for seed := range uint64(20) {
+		for seed := range uint64(long(20, 8)) { // 8: both parities
 			// Dense traffic, and sparse bursts that leave buckets
 			// without arrivals (only an exit then moves a borrow in).
 			rate, burst := 45.0, 8

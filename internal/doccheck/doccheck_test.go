@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -242,70 +244,232 @@ func missingFile(dir string, args []string) string {
 	return ""
 }
 
+// EnvSoak names the environment variable that turns on the long variants
+// of the tests (.ci/run sets it): here, every documented run also draws
+// its chart.png, which is three quarters of a run's CPU. Without it the
+// runs pass --chart none; the charts of the catalog are pinned byte for
+// byte by cmd/ratelimit-lab's golden test and the layouts by package plots.
+const EnvSoak = "RATELIMIT_LAB_SOAK"
+
+func soak() bool { return os.Getenv(EnvSoak) == "1" }
+
+// benchDuration replaces the --duration of a documented bench command:
+// bench hammers each limiter for --duration of wall time on every core,
+// and the check is that the command runs and writes its files, not what it
+// measures.
+const benchDuration = "5ms"
+
+// workers is how many documented commands run at once: each is a process
+// of its own that spends most of its time on the CPU or waiting for it, so
+// a few more than the cores keep them busy on a loaded machine.
+func workers() int {
+	return max(4, 2*runtime.NumCPU())
+}
+
+// prepared is one distinct documented command, ready to run: its final
+// arguments and the files it must write.
+type prepared struct {
+	c     command
+	name  string   // file:line of its first occurrence
+	also  []string // file:line of the same command elsewhere
+	args  []string
+	want  []string
+	note  string
+	order bool   // writes or reads a directory another command names: runs in document order
+	skip  string // why the quick check leaves it to another test
+}
+
+// goldenCovered says why a documented command need not run here without
+// EnvSoak: cmd/ratelimit-lab's TestCatalogOutputsGolden runs it (or it
+// with --decisions) and pins every byte it writes. The runs are read from
+// the golden file's "# ratelimit-lab ARGS" headers, so a run the golden
+// test drops runs here again. With -short the golden test skips, so
+// nothing is left to it.
+func goldenCovered(t *testing.T, args []string) string {
+	if soak() || testing.Short() || len(args) == 0 || (args[0] != "run" && args[0] != "tune") {
+		return ""
+	}
+	key := strings.Join(args, " ")
+	if goldenRuns(t)[key] || goldenRuns(t)[key+" --decisions"] {
+		return fmt.Sprintf("%s: cmd/ratelimit-lab's TestCatalogOutputsGolden runs and pins it; %s=1 runs it here too", key, EnvSoak)
+	}
+	return ""
+}
+
+var (
+	goldenOnce sync.Once
+	golden     map[string]bool
+	goldenErr  error
+)
+
+// goldenRuns returns the commands of cmd/ratelimit-lab/testdata/
+// catalog.golden, their paths relative to the module root.
+func goldenRuns(t *testing.T) map[string]bool {
+	goldenOnce.Do(func() {
+		var b []byte
+		b, goldenErr = os.ReadFile(filepath.Join(root, "cmd", "ratelimit-lab", "testdata", "catalog.golden"))
+		golden = map[string]bool{}
+		for _, line := range strings.Split(string(b), "\n") {
+			if cmd, ok := strings.CutPrefix(line, "# ratelimit-lab "); ok {
+				golden[strings.ReplaceAll(cmd, "../../", "")] = true
+			}
+		}
+	})
+	if goldenErr != nil {
+		t.Fatal(goldenErr)
+	}
+	return golden
+}
+
+// prepare turns a documented command into the one the check runs. A
+// command naming a file that is not in the repository runs with --help
+// instead, which checks that it parses; run and tune get --quiet and a
+// temporary --out (unless the document names one), and run --chart none
+// unless EnvSoak is set; bench gets a temporary --out and a short
+// --duration.
+func prepare(t *testing.T, dir string, c command, n int) prepared {
+	rel, _ := filepath.Rel(root, c.file)
+	p := prepared{c: c, name: fmt.Sprintf("%s:%d", filepath.ToSlash(rel), c.line), skip: goldenCovered(t, c.args)}
+	args := append([]string(nil), c.args...)
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	if f := missingFile(dir, args); f != "" {
+		p.note = fmt.Sprintf("%s names %s, which the repository does not have: checking that it parses", c.text, f)
+		p.args = append(args, "--help")
+		return p
+	}
+	named := flagValue(args, "--out") != "" || flagValue(args, "-o") != ""
+	p.order = named || sub == "report"
+	switch sub {
+	case "run", "tune":
+		out := flagValue(args, "--out")
+		if out == "" {
+			out = filepath.Join(dir, fmt.Sprintf("out-%d", n))
+			args = append(args, "--out", out)
+		} else if !filepath.IsAbs(out) {
+			out = filepath.Join(dir, out)
+		}
+		if !has(args, "--quiet") && !has(args, "-q") {
+			args = append(args, "--quiet")
+		}
+		if sub == "run" && !soak() && !has(args, "--chart") {
+			args = append(args, "--chart", "none")
+		}
+		if sub == "run" {
+			p.want = []string{"series.csv", "summary.json"}
+			if flagValue(args, "--chart") != "none" {
+				p.want = append(p.want, "chart.png")
+			}
+			if has(args, "--decisions") {
+				p.want = append(p.want, "decisions.csv")
+			}
+		} else {
+			p.want = []string{"tune.csv", "tune.png"}
+		}
+		for k, w := range p.want {
+			p.want[k] = filepath.Join(out, w)
+		}
+	case "bench":
+		if !named {
+			args = append(args, "--out", filepath.Join(dir, fmt.Sprintf("out-%d", n)))
+		}
+		args = append(args, "--duration", benchDuration)
+	}
+	p.args = args
+	return p
+}
+
+// result is what one command did.
+type result struct {
+	out []byte
+	err error
+}
+
+func (p prepared) run(dir string) result {
+	cmd := exec.Command(bin, p.args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return result{out, err}
+}
+
 // TestDocumentedCommandsRun runs every documented ratelimit-lab command
-// (run and tune with --quiet and a temporary --out) and checks that it
-// exits 0 and writes its files. A command naming a file that is not in the
-// repository runs with --help instead, which checks that it parses.
+// and checks that it exits 0 and writes its files. A command the documents
+// show more than once runs once. The commands run several at a time; those
+// that name an --out directory, or read one (report), run in document
+// order, one after the other, since a later one reads what an earlier one
+// wrote.
 func TestDocumentedCommandsRun(t *testing.T) {
 	dir := workDir(t)
-	total := 0
+	var cmds []prepared
+	seen := map[string]int{}
 	for _, file := range docFiles(t) {
-		for i, c := range extract(t, file) {
-			total++
-			rel, _ := filepath.Rel(root, c.file)
-			name := fmt.Sprintf("%s:%d", filepath.ToSlash(rel), c.line)
-			t.Run(name, func(t *testing.T) {
-				args := append([]string(nil), c.args...)
-				var want []string
-				sub := ""
-				if len(args) > 0 {
-					sub = args[0]
-				}
-				if f := missingFile(dir, args); f != "" {
-					t.Logf("%s names %s, which the repository does not have: checking that it parses", c.text, f)
-					args = append(args, "--help")
-				} else if sub == "run" || sub == "tune" {
-					out := flagValue(args, "--out")
-					if out == "" {
-						out = filepath.Join(dir, fmt.Sprintf("out-%d-%d", c.line, i))
-						args = append(args, "--out", out)
-					} else if !filepath.IsAbs(out) {
-						out = filepath.Join(dir, out)
-					}
-					if !has(args, "--quiet") && !has(args, "-q") {
-						args = append(args, "--quiet")
-					}
-					if sub == "run" {
-						want = []string{"series.csv", "summary.json"}
-						if flagValue(args, "--chart") != "none" {
-							want = append(want, "chart.png")
-						}
-						if has(args, "--decisions") {
-							want = append(want, "decisions.csv")
-						}
-					} else {
-						want = []string{"tune.csv", "tune.png"}
-					}
-					for k, w := range want {
-						want[k] = filepath.Join(out, w)
-					}
-				}
-				cmd := exec.Command(bin, args...)
-				cmd.Dir = dir
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("%s\n  ran: ratelimit-lab %s\n  %v\n%s", c.text, strings.Join(args, " "), err, out)
-				}
-				for _, w := range want {
-					if fi, err := os.Stat(w); err != nil || fi.Size() == 0 {
-						t.Errorf("%s: %s was not written", c.text, filepath.Base(w))
-					}
-				}
-			})
+		for _, c := range extract(t, file) {
+			key := strings.Join(c.args, "\x00")
+			if i, ok := seen[key]; ok {
+				rel, _ := filepath.Rel(root, c.file)
+				cmds[i].also = append(cmds[i].also, fmt.Sprintf("%s:%d", filepath.ToSlash(rel), c.line))
+				continue
+			}
+			seen[key] = len(cmds)
+			cmds = append(cmds, prepare(t, dir, c, len(cmds)))
 		}
 	}
-	if total == 0 {
+	if len(cmds) == 0 {
 		t.Fatal("found no ratelimit-lab command in README.md and docs/*.md")
+	}
+	results := make([]result, len(cmds))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers())
+	var ordered []int
+	for i, p := range cmds {
+		if p.skip != "" {
+			continue
+		}
+		if p.order {
+			ordered = append(ordered, i)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = p.run(dir)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, i := range ordered {
+			sem <- struct{}{}
+			results[i] = cmds[i].run(dir)
+			<-sem
+		}
+	}()
+	wg.Wait()
+	for i, p := range cmds {
+		t.Run(p.name, func(t *testing.T) {
+			if len(p.also) > 0 {
+				t.Logf("also at %s", strings.Join(p.also, ", "))
+			}
+			if p.skip != "" {
+				t.Skip(p.skip)
+			}
+			if p.note != "" {
+				t.Log(p.note)
+			}
+			r := results[i]
+			if r.err != nil {
+				t.Fatalf("%s\n  ran: ratelimit-lab %s\n  %v\n%s", p.c.text, strings.Join(p.args, " "), r.err, r.out)
+			}
+			for _, w := range p.want {
+				if fi, err := os.Stat(w); err != nil || fi.Size() == 0 {
+					t.Errorf("%s: %s was not written", p.c.text, filepath.Base(w))
+				}
+			}
+		})
 	}
 }
 
