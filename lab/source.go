@@ -297,3 +297,7 @@ func floorSecond(d time.Duration) time.Duration {
 	}
 	return f
 }
+
+// ScenarioNames is the name of every catalog scenario, in the catalog's
+// order.
+func ScenarioNames() []string { return scenarios.Names() }

@@ -213,3 +213,34 @@ func expects(f *pflag.Flag) string {
 	}
 	return ""
 }
+
+// completeAlgo completes --algo with the registry's spec names; after a
+// '+', the next stage of a chain.
+func completeAlgo(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	prefix := ""
+	if i := strings.LastIndex(toComplete, "+"); i >= 0 {
+		prefix = toComplete[:i+1]
+	}
+	var out []string
+	for _, n := range lab.LimiterNames() {
+		if strings.HasPrefix(prefix+n, toComplete) {
+			out = append(out, prefix+n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// completeScenario completes a command's argument with the catalog's
+// scenario names, and files for a scenario file.
+func completeScenario(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, n := range lab.ScenarioNames() {
+		if strings.HasPrefix(n, toComplete) {
+			out = append(out, n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveDefault
+}

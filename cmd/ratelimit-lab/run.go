@@ -97,6 +97,8 @@ with status 3, its files written.`,
 	addSourceFlags(cmd, &o.Source)
 	f := cmd.Flags()
 	f.StringArrayVar(&o.Specs, "algo", nil, "limiter spec NAME[:key=v,...], repeatable; replaces the scenario's")
+	_ = cmd.RegisterFlagCompletionFunc("algo", completeAlgo)
+	cmd.ValidArgsFunction = completeScenario
 	f.DurationVar(&o.Bin, "bin", lab.DefaultBin, "width of a series bin")
 	f.DurationVar(&o.Window, "window", lab.DefaultWindow, "sliding window behind max_window_passed")
 	f.StringVarP(&o.Out, "out", "o", "", "output directory (default out/<scenario or trace name>)")

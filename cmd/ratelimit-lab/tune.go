@@ -65,6 +65,7 @@ flow and degrade rules) that rule's stage is tuned alone.`,
 	}
 	o := &opts.Lab
 	addSourceFlags(cmd, &o.Source)
+	cmd.ValidArgsFunction = completeScenario
 	f := cmd.Flags()
 	f.IntSliceVar(&o.SampleCounts, "sample-counts", lab.DefaultSampleCounts, "sample counts to compare")
 	f.DurationVar(&o.Interval, "interval", time.Second, "leap-array's statistic interval (whole ms)")
