@@ -2,9 +2,10 @@ package algorithms
 
 import (
 	"fmt"
-	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"strings"
 	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 )
 
 // Chain is a spec A+B+…: stages asked one after another for each request,

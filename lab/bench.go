@@ -137,7 +137,7 @@ func (b *Bench) WriteSummary(out, side io.Writer, wide bool, width int) (io.Writ
 		err = concurrent.WriteCSV(out, b.Results)
 	case "md":
 		header, rows := concurrent.Table(b.Results)
-		err = writeMarkdownTable(out, header, rows)
+		err = textreport.WriteMarkdownTable(out, header, rows)
 	default:
 		// The header and the machine line wrap to the table's width.
 		head := fmt.Sprintf("bench · limit %d per %v · %v per point · wall clock", opts.Limit, opts.Window, opts.Duration)
@@ -253,26 +253,6 @@ func benchPlan(opts *BenchOptions) ([]concurrent.Impl, []concurrent.BenchConfig,
 		cfgs = append(cfgs, c)
 	}
 	return impls, cfgs, nil
-}
-
-// writeMarkdownTable writes a GitHub Markdown table, the first column
-// aligned left and the others right.
-func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
-	var b strings.Builder
-	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
-	for i := range header {
-		if i == 0 {
-			b.WriteString(" --- |")
-		} else {
-			b.WriteString(" ---: |")
-		}
-	}
-	b.WriteString("\n")
-	for _, row := range rows {
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // BenchFailed is the error of one hammer that did not finish: "bench

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"io"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 )
 
 // bindKeys resolves every per-key limiter's key columns against the

@@ -5,50 +5,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ratelimit-lab/ratelimit-lab/internal/labtest"
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
-
-// rulesTrace writes a trace with response times and the key columns the
-// example rules read (key, ip), seeded, with bursts, ties and idle gaps.
-func rulesTrace(t *testing.T) string {
-	t.Helper()
-	r := rand.New(rand.NewPCG(19, 1))
-	var b strings.Builder
-	b.WriteString("t_ms,rt_ms,error,key,ip\n")
-	ms := 0.0
-	for i := 0; i < 6000; i++ {
-		switch {
-		case i%1500 == 1499:
-			ms += 3000 // an idle gap
-		case r.IntN(4) > 0:
-			ms += r.Float64() * 4
-		}
-		rt := 5 + r.ExpFloat64()*80
-		errv := 0
-		if r.IntN(20) == 0 {
-			errv = 1
-		}
-		key := fmt.Sprintf("user-%d", r.IntN(12))
-		if r.IntN(10) == 0 {
-			key = "vip-42"
-		}
-		fmt.Fprintf(&b, "%.3f,%.3f,%d,%s,10.0.0.%d\n", ms, rt, errv, key, r.IntN(6))
-	}
-	path := filepath.Join(t.TempDir(), "trace.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // replayed is what a replay gives the tests: decisions.csv's rows, and
 // series.csv and summary.json as run writes them.
@@ -95,7 +62,7 @@ var labelLine = regexp.MustCompile(`(?m)^\s*"label": .*\n`)
 // prints, decision for decision, and the same summary but for the rows'
 // labels.
 func TestRulesEqualSpecs(t *testing.T) {
-	trace := rulesTrace(t)
+	trace := labtest.RulesTrace(t)
 	files, _ := filepath.Glob("../examples/rules/*")
 	if len(files) == 0 {
 		t.Fatal("no example rules in ../examples/rules")

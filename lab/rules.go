@@ -3,7 +3,6 @@ package lab
 import (
 	"errors"
 	"fmt"
-	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"io"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 )
 
 // Rules are users' own rule files (Sentinel JSON, nginx.conf, Envoy, ...)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,42 +9,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ratelimit-lab/ratelimit-lab/internal/labtest"
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 )
-
-// rulesTrace writes a trace with response times and the key columns the
-// example rules read (key, ip), seeded, with bursts, ties and idle gaps.
-func rulesTrace(t *testing.T) string {
-	t.Helper()
-	r := rand.New(rand.NewPCG(19, 1))
-	var b strings.Builder
-	b.WriteString("t_ms,rt_ms,error,key,ip\n")
-	ms := 0.0
-	for i := 0; i < 6000; i++ {
-		switch {
-		case i%1500 == 1499:
-			ms += 3000 // an idle gap
-		case r.IntN(4) > 0:
-			ms += r.Float64() * 4
-		}
-		rt := 5 + r.ExpFloat64()*80
-		errv := 0
-		if r.IntN(20) == 0 {
-			errv = 1
-		}
-		key := fmt.Sprintf("user-%d", r.IntN(12))
-		if r.IntN(10) == 0 {
-			key = "vip-42"
-		}
-		fmt.Fprintf(&b, "%.3f,%.3f,%d,%s,10.0.0.%d\n", ms, rt, errv, key, r.IntN(6))
-	}
-	path := filepath.Join(t.TempDir(), "trace.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func TestRulesExplainCommand(t *testing.T) {
 	out, _, err := execute(t, "rules", "explain", "../../examples/rules/sentinel-flow-rules.json", "../../examples/rules/kong.yaml")
@@ -126,7 +93,7 @@ var explainedSpec = regexp.MustCompile(`(?m)^  spec:  (.*)$`)
 // rules on one resource), is one `run --algo` accepts and runs.
 func TestExplainedSpecsRun(t *testing.T) {
 	t.Parallel()
-	trace := rulesTrace(t)
+	trace := labtest.RulesTrace(t)
 	dir := t.TempDir()
 	files, _ := filepath.Glob("../../examples/rules/*")
 	var ing strings.Builder

@@ -2,15 +2,14 @@ package findings
 
 import (
 	"fmt"
-	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
-
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 )
 
 // adaptive measures the adaptive scenarios (issue 16): for each, every

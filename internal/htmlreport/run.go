@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"image/color"
 	"io"
 	"math"
@@ -18,6 +17,7 @@ import (
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/plots"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 )
 
 // Run is what the page shows of one run: its context line, its summary

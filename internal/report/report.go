@@ -12,7 +12,6 @@ package report
 
 import (
 	"fmt"
-	"github.com/ratelimit-lab/ratelimit-lab/spec"
 	"io"
 	"math"
 	"regexp"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
+	"github.com/ratelimit-lab/ratelimit-lab/spec"
 )
 
 // Report is everything a renderer needs about one run.

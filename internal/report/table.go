@@ -208,6 +208,15 @@ func Markdown(w io.Writer, r *Report) error {
 	return err
 }
 
+// WriteMarkdownTable writes a GitHub Markdown table to w, the first column
+// aligned left and the others right, each cell escaped.
+func WriteMarkdownTable(w io.Writer, header []string, rows [][]string) error {
+	var b strings.Builder
+	mdTable(&b, header, rows)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // mdTable writes a Markdown table, the first column aligned left and the
 // others right.
 func mdTable(b *strings.Builder, header []string, rows [][]string) {
