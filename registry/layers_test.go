@@ -33,3 +33,31 @@ func TestEngineLinksNoRedis(t *testing.T) {
 		}
 	}
 }
+
+// The traffic package is the bottom of the house: scenarios (arrivals,
+// traces, logs, key tables, the downstream and client models) links no
+// family of limiters, not even the in-memory one, and no engine.
+func TestTrafficLinksNoFamily(t *testing.T) {
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(goTool, "list", "-deps", "./scenarios")
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps ./scenarios: %v\n%s", err, out)
+	}
+	const mod = "github.com/ratelimit-lab/ratelimit-lab/"
+	allowed := map[string]bool{mod + "scenarios": true, mod + "spec": true, mod + "internal/suggest": true}
+	seen := 0
+	for _, d := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(d, mod) {
+			continue
+		}
+		seen++
+		if !allowed[d] {
+			t.Errorf("scenarios links %s; the traffic layer imports only spec and internal/suggest", d)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("go list -deps ./scenarios listed none of the module's packages: %q", out)
+	}
+}

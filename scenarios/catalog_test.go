@@ -424,7 +424,7 @@ func TestValidateRejects(t *testing.T) {
 		{"clock before zero", func(s *Scenario) {
 			s.Phases = append(s.Phases, Phase{Type: PhaseClockStep, Start: 100 * ms, Offset: -time.Second})
 		}, "before the start"},
-		{"bad algorithm", func(s *Scenario) { s.Algorithms = []string{"leap-aray"} }, "leap-array"},
+		{"bad spec syntax", func(s *Scenario) { s.Algorithms = []string{"leap-array:sample-count"} }, `parameter "sample-count" is not key=value`},
 	}
 	for _, tc := range tests {
 		s := ok.clone()
@@ -436,5 +436,12 @@ func TestValidateRejects(t *testing.T) {
 		if _, err := s.Stream(); err == nil {
 			t.Errorf("%s: Stream accepted an invalid scenario", tc.name)
 		}
+	}
+	// A misspelt limiter is the families' to find: with their checker,
+	// Validate names the nearest name.
+	bad := ok.clone()
+	bad.Algorithms = []string{"leap-aray"}
+	if err := engineLoader.Validate(bad); err == nil || !strings.Contains(err.Error(), "leap-array") {
+		t.Errorf("bad algorithm: Validate() = %v, want one line mentioning leap-array", err)
 	}
 }

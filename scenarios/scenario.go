@@ -247,8 +247,8 @@ func (s Scenario) clone() Scenario {
 
 // Validate reports the first problem that would make the scenario
 // meaningless, as one line naming the scenario, the problem and the fix.
-// It checks the limiter specs with EngineCheck; Loader.Validate checks
-// them with the Loader's checker.
+// It checks the limiter specs' syntax only; Loader.Validate checks them
+// with the Loader's checker.
 func (s Scenario) Validate() error { return Loader{}.Validate(s) }
 
 // Validate is Scenario.Validate with l's spec checker.

@@ -99,16 +99,17 @@ var (
 // The package's LoadFile and Parse are a Loader with no checker.
 type Loader struct {
 	// Check checks each limiter spec with the scenario's limit; nil is
-	// EngineCheck, which leaves other families' specs (redis-*) unchecked.
+	// SyntaxCheck, which checks the spec syntax only (the lab loads with
+	// registry.Check, which knows every family).
 	Check SpecChecker
 }
 
 // LoadFile reads and parses a YAML scenario file (see Parse), checking
-// its limiter specs with EngineCheck.
+// its limiter specs' syntax only.
 func LoadFile(path string) (Scenario, error) { return Loader{}.LoadFile(path) }
 
 // Parse parses a YAML scenario file (see Loader.Parse), checking its
-// limiter specs with EngineCheck.
+// limiter specs' syntax only.
 func Parse(data []byte, name string) (Scenario, error) { return Loader{}.Parse(data, name) }
 
 // LoadFile reads and parses a YAML scenario file (see Parse).
@@ -138,7 +139,7 @@ func (l Loader) Parse(data []byte, name string) (s Scenario, err error) {
 type parser struct {
 	file  string
 	root  *yaml.Node  // the document's top mapping
-	check SpecChecker // nil: EngineCheck
+	check SpecChecker // nil: SyntaxCheck
 }
 
 // errAt formats a one-line error at a node's line (line 0: no line).

@@ -170,7 +170,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse([]byte(tc.yaml), "f.yaml")
+			_, err := engineLoader.Parse([]byte(tc.yaml), "f.yaml")
 			if err == nil {
 				t.Fatalf("no error, want %q", tc.want)
 			}
