@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratelimit-lab/ratelimit-lab/internal/labtest"
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
@@ -33,24 +34,6 @@ func tryExecute(ctx context.Context, opts lab.Options, h lab.Hooks) (*lab.Run, e
 	return plan.Execute(ctx, h)
 }
 
-// snapshot reads every file of dir (hidden temporary ones included).
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[e.Name()] = string(b)
-	}
-	return m
-}
-
 // TestCancelLeavesTheEarlierRun cancels a run (what SIGINT and SIGTERM do
 // to the command's context) while it simulates, while it draws chart.png
 // and while it writes decisions.csv: Execute returns the context's error,
@@ -63,7 +46,7 @@ func TestCancelLeavesTheEarlierRun(t *testing.T) {
 	first := lab.DefaultOptions()
 	first.Source.Scenario, first.Decisions, first.Out = "boundary-burst", true, out
 	execute(t, first)
-	before := snapshot(t, out)
+	before := labtest.Snapshot(t, out)
 
 	long := lab.DefaultOptions() // 10⁶ arrivals: progress is reported on the way
 	long.Source = lab.Source{Scenario: "poisson", Limit: 50000, LimitSet: true, Duration: 20 * time.Second, DurationSet: true}
@@ -99,19 +82,7 @@ func TestCancelLeavesTheEarlierRun(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Execute returned %v, want context.Canceled", err)
 			}
-			after := snapshot(t, out)
-			if len(after) != len(before) {
-				var names []string
-				for n := range after {
-					names = append(names, n)
-				}
-				t.Fatalf("files after the cancel: %v", names)
-			}
-			for name, b := range before {
-				if after[name] != b {
-					t.Errorf("%s changed", name)
-				}
-			}
+			labtest.Unchanged(t, out, before, "cancel")
 		})
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/internal/labtest"
 )
 
 // stackTrace matches what the Go runtime prints when a program dies.
@@ -105,20 +107,6 @@ func (c *child) waitFor(cond func() bool) bool {
 // hidden lists the dot files of dir matching prefix.
 func hidden(dir, prefix string) []string {
 	m, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
-	return m
-}
-
-// snapshot reads every file of dir.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for _, e := range ents {
-		m[e.Name()] = string(readFile(t, filepath.Join(dir, e.Name())))
-	}
 	return m
 }
 
@@ -213,7 +201,7 @@ func TestSignalsLeaveTheEarlierRun(t *testing.T) {
 	if _, stderr, err := execute(t, "run", "boundary-burst", "--decisions", "--quiet", "--out", out); err != nil {
 		t.Fatalf("first run: %v: %s", err, stderr)
 	}
-	before := snapshot(t, out)
+	before := labtest.Snapshot(t, out)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
@@ -235,19 +223,7 @@ func TestSignalsLeaveTheEarlierRun(t *testing.T) {
 			if !strings.Contains(stderr, c.says) || !strings.Contains(stderr, "earlier run's files are untouched") {
 				t.Errorf("stderr %q does not say what happened", stderr)
 			}
-			after := snapshot(t, out)
-			if len(after) != len(before) {
-				var names []string
-				for n := range after {
-					names = append(names, n)
-				}
-				t.Fatalf("files after the signal: %v", names)
-			}
-			for name, b := range before {
-				if after[name] != b {
-					t.Errorf("%s changed", name)
-				}
-			}
+			labtest.Unchanged(t, out, before, "signal")
 		})
 	}
 }

@@ -43,3 +43,41 @@ func RulesTrace(t testing.TB) string {
 	}
 	return path
 }
+
+// Snapshot returns the content of every file in dir by name.
+func Snapshot(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = string(b)
+	}
+	return m
+}
+
+// Unchanged fails t unless dir holds exactly the files of before, byte
+// for byte (what an interrupted run must leave of the earlier one); what
+// names the interruption in the message.
+func Unchanged(t testing.TB, dir string, before map[string]string, what string) {
+	t.Helper()
+	after := Snapshot(t, dir)
+	if len(after) != len(before) {
+		var names []string
+		for n := range after {
+			names = append(names, n)
+		}
+		t.Fatalf("files after the %s: %v", what, names)
+	}
+	for name, b := range before {
+		if after[name] != b {
+			t.Errorf("%s changed", name)
+		}
+	}
+}
