@@ -52,7 +52,38 @@ type Rule struct {
 	// not enforced): the row shows what it would reject. Such a rule
 	// never shares a row with an enforcing one.
 	DryRun bool
+	// Outcome is what the lab does with the rule: Translated (the
+	// default, "") runs it as Spec; Inactive is a rule the product
+	// accepts but does not apply (a disabled Kong plugin, a Traefik
+	// average of 0, which Traefik reads as no limit): it has no row;
+	// NotSimulated is a rule the product applies that the lab does not
+	// simulate (it has no row either). Why says why, in the product's
+	// words, for both.
+	Outcome Outcome
+	// Why says why an Inactive or NotSimulated rule has no row.
+	Why string
+	// Scope is where the rule applies in the product: "" or "global",
+	// or "service NAME", "route NAME", "consumer NAME" (Kong), a
+	// resource or route name (others).
+	Scope string
 }
+
+// Outcome is what becomes of a rule in a run.
+type Outcome string
+
+const (
+	// Translated rules run as their Spec.
+	Translated Outcome = ""
+	// Inactive rules are accepted by the product but limit nothing there
+	// (disabled, or a value the product reads as no limit).
+	Inactive Outcome = "inactive"
+	// NotSimulated rules limit in the product, but the lab does not
+	// simulate them; Why says what the lab does instead.
+	NotSimulated Outcome = "not simulated"
+)
+
+// Active reports whether the rule has a row in a run.
+func (r Rule) Active() bool { return r.Outcome == Translated }
 
 // Formats lists the formats Load understands, for --rules-format.
 var Formats = []string{
