@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -80,7 +81,11 @@ func configMapValue(name string, key, val *yaml.Node) ([]*yaml.Node, string, err
 			return nil, "an nginx configuration; give it as a file of its own (its includes are read from the disk)", nil
 		}
 		if err != nil {
-			return nil, "", shiftErr(name, err, shift, key.Value)
+			switch strings.ToLower(filepath.Ext(key.Value)) {
+			case ".yaml", ".yml", ".json", ".toml":
+				return nil, "", shiftErr(name, err, shift, key.Value)
+			}
+			return nil, "its text does not parse as a YAML, JSON or TOML document", nil
 		}
 		return nil, "its text is not a YAML, JSON or TOML document", nil
 	}

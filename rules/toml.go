@@ -29,9 +29,14 @@ func parseTOML(name string, data []byte) (*yaml.Node, error) {
 		return nil, fmt.Errorf("%s: the TOML does not parse (%s); fix the syntax", name, oneLine(err))
 	}
 	order := map[string]int{}
+	// Keys lists the keys in the order the file defines them; a table
+	// defined only through a longer header ([a.b.c] defines a.b) takes the
+	// place of its first descendant.
 	for i, k := range md.Keys() {
-		if _, ok := order[k.String()]; !ok {
-			order[k.String()] = i
+		for j := 1; j <= len(k); j++ {
+			if _, ok := order[k[:j].String()]; !ok {
+				order[k[:j].String()] = i
+			}
 		}
 	}
 	lines := tomlKeyLines(string(data))
