@@ -250,16 +250,16 @@ func finish(name, format string, read func() ([]Rule, error)) ([]Rule, error) {
 // formatReads says where each format's rules are, for the error when a
 // file has none.
 var formatReads = map[string]string{
-	"sentinel":        "FlowRule, DegradeRule, ParamFlowRule and SystemRule objects (a list or {\"flowRules\": [...], ...})",
-	"sentinel-go":     "flow, isolation, hotspot, circuitbreaker and system rules",
+	"sentinel":        "FlowRule, DegradeRule, ParamFlowRule, SystemRule and GatewayFlowRule objects, or the dashboard's rule entities (a list or {\"flowRules\": [...], ...})",
+	"sentinel-go":     "flow, isolation, hotspot, circuitbreaker and system rules (a list, a map of kinds, or the datasource.sentinel.io CRDs' spec.rules)",
 	"nginx":           "limit_req in http, server and location blocks (with the limit_req_zone it names)",
 	"ingress-nginx":   "an Ingress's nginx.ingress.kubernetes.io/limit-rps, limit-rpm and limit-connections annotations",
 	"envoy-local":     "a local_ratelimit filter's token_bucket and descriptors",
-	"envoy-ratelimit": "descriptors with a rate_limit",
+	"envoy-ratelimit": "descriptors with a rate_limit (a ConfigMap's data keys are read as files too)",
 	"spring":          "RequestRateLimiter filters under spring.cloud.gateway routes and default-filters, and resilience4j.ratelimiter.instances",
-	"traefik":         "rateLimit middlewares (http.middlewares.NAME.rateLimit, or a Middleware's spec.rateLimit)",
+	"traefik":         "rateLimit middlewares (http.middlewares.NAME.rateLimit in YAML or TOML, or a Middleware's spec.rateLimit)",
 	"kong":            "rate-limiting plugins (top level, or under services and routes)",
-	"resilience4j":    "resilience4j.ratelimiter.instances (dotted keys such as resilience4j.ratelimiter.instances.NAME.limit-for-period too)",
+	"resilience4j":    "resilience4j.ratelimiter.instances or its alias limiters (dotted keys such as resilience4j.ratelimiter.instances.NAME.limit-for-period too)",
 }
 
 // Detect names the format of a rules file from its content: the format of

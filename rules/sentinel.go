@@ -67,7 +67,7 @@ func (rr *resourceRows) rules() []Rule {
 		what := append(append(append([]string{}, r.whatParam...), r.whatFlow...), r.whatDegrade...)
 		out = append(out, Rule{
 			Name: name, Source: r.pos, What: strings.Join(what, " + "), Spec: strings.Join(stages, "+"),
-			Notes: r.notes, KeyColumns: r.keys, NeedsResponses: r.responses,
+			Notes: r.notes, KeyColumns: r.keys, NeedsResponses: r.responses, Scope: name,
 		})
 	}
 	return out
@@ -165,7 +165,11 @@ func (d *doc) translate(groups []ruleGroup, what, flavor, systemKind string, sys
 			var ne *notSimErr
 			switch {
 			case errors.As(err, &de):
-				aside = append(aside, Rule{Name: nameOr(de.res), Source: d.pos(de.n), What: de.what, Outcome: Inactive, Why: de.why, Scope: de.res})
+				r := Rule{Name: nameOr(de.res), Source: d.pos(de.n), What: de.what, Outcome: Inactive, Why: de.why, Scope: de.res}
+				if g.kind == systemKind {
+					r.Name, r.Scope = "system", "global"
+				}
+				aside = append(aside, r)
 			case errors.As(err, &ne):
 				aside = append(aside, Rule{Name: nameOr(ne.res), Source: d.pos(ne.n), What: ne.what, Outcome: NotSimulated, Why: ne.why, Scope: ne.res})
 			case err != nil:
@@ -676,7 +680,7 @@ func (s *systemMerge) rule(flavor string) (Rule, error) {
 	notes := append([]string{"system rules apply to every inbound resource; the lab shows them merged as one row, as SystemRuleManager merges them (the smallest threshold of each kind)"}, s.notes...)
 	return Rule{
 		Name: "system", Source: s.pos, What: fmt.Sprintf("%d SystemRule(s), merged", s.sources),
-		Spec: spec("sentinel-system", kv...), Notes: notes, NeedsResponses: s.set[3] || s.set[4],
+		Spec: spec("sentinel-system", kv...), Notes: notes, NeedsResponses: s.set[3] || s.set[4], Scope: "global",
 	}, nil
 }
 
