@@ -37,11 +37,16 @@ func NewCmdRules(io *IOStreams, runF func(context.Context, *ExplainOptions) erro
 		Long: `Rules reads the rate-limiting rules you already run and says what each
 becomes in the lab. The same files go to run and tune with --rules FILE.
 
-Formats, detected from the content (--rules-format to force one):
+Formats, detected from each document's structure (apiVersion and kind,
+top-level keys, TOML tables), then its content (--rules-format to force
+one); a ConfigMap's data keys are read as files, other Kubernetes kinds
+are skipped with a note:
   sentinel         Sentinel (Java) rule JSON: FlowRule, DegradeRule,
-                   ParamFlowRule, SystemRule; a list or {"flowRules": [...], ...}
+                   ParamFlowRule, SystemRule, GatewayFlowRule, dashboard
+                   entities; a list or {"flowRules": [...], ...}
   sentinel-go      sentinel-golang rules (flow, isolation, hotspot,
-                   circuitbreaker, system), JSON or YAML
+                   circuitbreaker, system), JSON or YAML, or its
+                   datasource.sentinel.io CRDs
   nginx            nginx.conf: limit_req_zone, limit_req, limit_req_status,
                    limit_req_dry_run, include (relative to the file)
   ingress-nginx    Ingress annotations limit-rps, limit-rpm,
@@ -49,9 +54,10 @@ Formats, detected from the content (--rules-format to force one):
   envoy-local      Envoy's local_ratelimit filter (token_bucket, descriptors)
   envoy-ratelimit  envoyproxy/ratelimit's configuration (domain, descriptors)
   spring           Spring Cloud Gateway application.yml (RequestRateLimiter)
-  traefik          Traefik dynamic configuration (rateLimit middlewares)
+  traefik          Traefik dynamic configuration, YAML or TOML (rateLimit
+                   middlewares), or Middleware resources
   kong             Kong declarative configuration (rate-limiting plugin)
-  resilience4j     resilience4j.ratelimiter.instances in application.yml
+  resilience4j     resilience4j.ratelimiter.instances (or limiters) in application.yml
                    (dotted and kebab-case keys too)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
