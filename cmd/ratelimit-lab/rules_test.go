@@ -35,8 +35,10 @@ func TestRulesBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": -1}\n]\n"), 0o644)
-	checkBadInput(t, out, "bad.json:3: FlowRule field count: is negative", "run", "poisson", "--rules", bad, "--out", out)
+	// A count that is no number fails the whole document in Sentinel's
+	// JSON parser too (a negative count only drops that rule: inactive).
+	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": \"ten\"}\n]\n"), 0o644)
+	checkBadInput(t, out, `bad.json:3: FlowRule field count: "ten" is not a number`, "run", "poisson", "--rules", bad, "--out", out)
 	checkBadInput(t, out, "--rules-format \"xml\" is unknown", "run", "poisson", "--rules", bad, "--rules-format", "xml", "--out", out)
 	checkBadInput(t, out, "cannot read the rules file", "run", "poisson", "--rules", filepath.Join(dir, "missing.json"), "--out", out)
 	// A THREAD grade rule needs response times, which poisson lacks.
