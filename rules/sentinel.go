@@ -237,9 +237,9 @@ func javaCluster(f *fields, res string, flow bool, notes *[]string) error {
 		f.node("clusterConfig")
 		return err
 	}
-	validator := "ParamFlowRuleUtil.checkCluster"
+	validator, checker := "ParamFlowRuleUtil.checkCluster", "ParamFlowChecker"
 	if flow {
-		validator = "FlowRuleUtil.checkClusterField"
+		validator, checker = "FlowRuleUtil.checkClusterField", "FlowRuleChecker"
 	}
 	cc := f.node("clusterConfig")
 	if cc == nil || cc.Kind != yaml.MappingNode {
@@ -266,9 +266,9 @@ func javaCluster(f *fields, res string, flow bool, notes *[]string) error {
 		return f.drop(res, "clusterConfig.strategy %d: Sentinel drops the rule (FlowRuleUtil.checkClusterField accepts only FLOW_CLUSTER_STRATEGY_NORMAL, 0)", strategy)
 	}
 	if !fallback {
-		return f.notSim(res, "clusterMode true with clusterConfig.fallbackToLocalWhenFail false: each request asks the token server, and when none answers Sentinel passes it (FlowRuleChecker.fallbackToLocalOrPass); the lab simulates no token server, so it has no row for this rule")
+		return f.notSim(res, "clusterMode true with clusterConfig.fallbackToLocalWhenFail false: each request asks the token server, and when none answers Sentinel passes it (%s.fallbackToLocalOrPass); the lab simulates no token server, so it has no row for this rule", checker)
 	}
-	*notes = append(*notes, fmt.Sprintf("clusterMode true (flowId %s): the token server is not simulated; the row is the rule's local check, which is what Sentinel runs when the token server is unreachable (clusterConfig.fallbackToLocalWhenFail true, FlowRuleChecker.fallbackToLocalOrPass); with a token server the cluster-wide threshold would apply instead", fmtNum(id)))
+	*notes = append(*notes, fmt.Sprintf("clusterMode true (flowId %s): the token server is not simulated; the row is the rule's local check, which is what Sentinel runs when the token server is unreachable (clusterConfig.fallbackToLocalWhenFail true, %s.fallbackToLocalOrPass); with a token server the cluster-wide threshold would apply instead", fmtNum(id), checker))
 	return nil
 }
 

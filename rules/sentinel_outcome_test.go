@@ -33,6 +33,8 @@ func TestSentinelDropsInvalidRules(t *testing.T) {
 		{"exception ratio above 1", "r.json", `{"resource": "a", "grade": 1, "count": 1.5, "timeWindow": 10}`, Inactive, "ratio from 0 to 1"},
 		{"param without idx", "r.json", `{"resource": "a", "count": 5, "durationInSec": 1}`, Inactive, "paramIdx != null"},
 		{"param negative idx", "r.json", `{"resource": "a", "count": 5, "paramIdx": -1}`, NotSimulated, "from the end"},
+		{"param cluster without fallback", "r.json", `{"resource": "a", "count": 5, "paramIdx": 0, "clusterMode": true, "clusterConfig": {"flowId": 7, "fallbackToLocalWhenFail": false}}`, NotSimulated, "ParamFlowChecker.fallbackToLocalOrPass"},
+		{"param cluster without flowId", "r.json", `{"resource": "a", "count": 5, "paramIdx": 0, "clusterMode": true, "clusterConfig": {}}`, Inactive, "ParamFlowRuleUtil.checkCluster: validClusterRuleId"},
 		{"param thread grade", "r.json", `{"resource": "a", "count": 5, "paramIdx": 0, "grade": 0}`, NotSimulated, "THREAD"},
 		{"go negative threshold", "r.json", `{"resource": "a", "threshold": -1, "tokenCalculateStrategy": 0}`, Inactive, "negative Threshold"},
 		{"go warm-up cold factor 1", "r.json", `{"resource": "a", "threshold": 5, "tokenCalculateStrategy": 1, "warmUpPeriodSec": 10, "warmUpColdFactor": 1}`, Inactive, "greater than 1"},
