@@ -295,8 +295,9 @@ func commonJava(f *fields, notes *[]string) error {
 // controller from grade and controlBehavior. A rule FlowRuleUtil.isValidRule
 // refuses is dropped; count 0 (valid: count >= 0) blocks every request, as
 // every controller does with it (DefaultController: passQps + acquire >
-// 0; RateLimiterController: count <= 0 returns false; WarmUpController's
-// warning token count makes its rate 0).
+// 0; RateLimiterController: count <= 0 returns false; WarmUpController:
+// warningToken and maxToken are 0, its slope infinite, so its warning QPS
+// is NaN and passQps + acquire <= NaN fails).
 func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 	f, err := d.fields(n, "FlowRule")
 	if err != nil {
