@@ -352,12 +352,16 @@ func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 		row.notes = append(row.notes, fmt.Sprintf("FlowRule at %s (limitApp %q): left out; it applies only to requests from that origin, and a replayed request has none, so Sentinel checks only the \"default\" rules", d.pos(n), app))
 		return nil
 	}
-	if strategy != 0 {
-		name := "?"
-		if strategy <= 2 {
-			name = []string{"", "RELATE", "CHAIN"}[strategy]
-		}
-		row.notes = append(row.notes, fmt.Sprintf("strategy %d (%s, refResource %q): not simulated; the row limits the resource's own traffic", strategy, name, ref))
+	// FlowRuleChecker.selectReferenceNode: RELATE counts refResource's
+	// cluster node, CHAIN applies only to calls entered through the
+	// context named refResource; neither is this resource's own traffic.
+	switch {
+	case strategy == 1 && strings.TrimSpace(ref) != "":
+		return f.notSim(res, "strategy 1 (RELATE, refResource %q): Sentinel limits this resource when %q's QPS passes the count (FlowRuleChecker.selectReferenceNode reads its cluster node); the lab replays one traffic, so it does not simulate this rule", clip(ref), clip(ref))
+	case strategy == 2 && strings.TrimSpace(ref) != "":
+		return f.notSim(res, "strategy 2 (CHAIN, refResource %q): Sentinel applies it only to calls entered through the context %q (FlowRuleChecker.selectReferenceNode); replayed requests carry no context, so the lab does not simulate this rule", clip(ref), clip(ref))
+	case strategy != 0:
+		row.notes = append(row.notes, fmt.Sprintf("strategy %d without a refResource: FlowRuleChecker.selectReferenceNode has no node for it, so Sentinel checks the resource's own traffic, as the row does", strategy))
 	}
 	c := fmtNum(count)
 	var s, what string

@@ -194,6 +194,8 @@ func (d *doc) goFlow(n *yaml.Node, rr *resourceRows) error {
 		return d.errAt(n, "flow.Rule of %q has a negative value in an unsigned field (maxQueueingTimeMs, warmUpPeriodSec, warmUpColdFactor, statIntervalInMs), which json.Unmarshal refuses; give 0 or more", res)
 	case tcs == 2:
 		return f.notSim(res, "tokenCalculateStrategy MemoryAdaptive: the threshold follows the process's memory, which the lab does not model")
+	case rel == 1:
+		return f.notSim(res, "relationStrategy AssociatedResource (refResource %q): sentinel-golang limits this resource on %q's statistic (flow.generateStatFor reads the associated resource's node); the lab replays one traffic, so it does not simulate this rule", clip(ref), clip(ref))
 	}
 	row := rr.get(res, d.pos(n))
 	goCommon(f, &row.notes)
@@ -210,9 +212,7 @@ func (d *doc) goFlow(n *yaml.Node, rr *resourceRows) error {
 		row.whatFlow = append(row.whatFlow, "flow.Rule threshold=0")
 		return nil
 	}
-	if rel == 1 {
-		row.notes = append(row.notes, fmt.Sprintf("relationStrategy AssociatedResource (refResource %q): not simulated; the row limits the resource's own traffic", ref))
-	}
+
 	// generateStatFor: 0 or 1000 ms reads the resource's default metric
 	// (2 buckets over 1 s); a multiple of the 500 ms global bucket up to
 	// 10 s reads that many buckets; anything else gets a standalone
