@@ -29,6 +29,8 @@ func expandContainers(name string, docs []*yaml.Node) ([]*yaml.Node, []string, e
 				notes = append(notes, fmt.Sprintf("%s:%d: skipped, a ConfigMap with no data", filepath.ToSlash(name), root.Line))
 				continue
 			}
+			var skipped, keys []string
+			found := false
 			for i := 0; i+1 < len(data.Content); i += 2 {
 				key, val := data.Content[i], data.Content[i+1]
 				inner, why, err := configMapValue(name, key, val)
@@ -36,10 +38,23 @@ func expandContainers(name string, docs []*yaml.Node) ([]*yaml.Node, []string, e
 					return nil, nil, err
 				}
 				if why != "" {
-					notes = append(notes, fmt.Sprintf("%s:%d: ConfigMap data key %q skipped, %s", filepath.ToSlash(name), key.Line, clip(key.Value), why))
+					skipped = append(skipped, fmt.Sprintf("%s:%d: ConfigMap data key %q skipped, %s", filepath.ToSlash(name), key.Line, clip(key.Value), why))
+					keys = append(keys, clip(key.Value))
 					continue
 				}
+				found = true
 				out = append(out, inner...)
+			}
+			switch {
+			case found:
+				notes = append(notes, skipped...)
+			case len(keys) > 0:
+				// A ConfigMap of settings (an ingress-nginx controller's
+				// limit-req-status-code, an app's environment): one note.
+				if len(keys) > 4 {
+					keys = append(keys[:4], "…")
+				}
+				notes = append(notes, fmt.Sprintf("%s:%d: skipped, a ConfigMap none of whose %d data key(s) is a rules file (%s)", filepath.ToSlash(name), root.Line, len(data.Content)/2, strings.Join(keys, ", ")))
 			}
 		case root.Kind == yaml.MappingNode && m.str("kind") == "List" && m.has("apiVersion"):
 			list := items(m.get("items"))
