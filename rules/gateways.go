@@ -558,21 +558,33 @@ func (d *doc) traefik(root *yaml.Node) ([]Rule, error) {
 // spec, whose schema refuses a negative burst. As Traefik's ratelimiter
 // (burst := max(config.Burst, 1)), a burst of 0 (or, in the dynamic
 // configuration, below 0) runs as 1; an absent burst is 1 (SetDefaults).
+// An average of 0 (or below) is no limit in Traefik (New in
+// pkg/middlewares/ratelimiter/rate_limiter.go keeps the rate at rate.Inf
+// unless config.Average > 0): the rule is Inactive, not an error.
 func (d *doc) traefikRule(n *yaml.Node, name string, crd bool) (Rule, error) {
 	f, err := d.fields(n, "rateLimit")
 	if err != nil {
 		return Rule{}, err
 	}
-	avg, e1 := f.positive("average", 0)
+	avg, e1 := f.whole("average", 0)
 	period, e2 := f.duration("period", time.Second, time.Second)
 	burst, e3 := f.whole("burst", 1)
 	if err := first(e1, e2, e3); err != nil {
 		return Rule{}, err
 	}
 	var notes []string
-	if avg == 0 {
-		notes = append(notes, "average 0: Traefik applies no rate limit; the row is dropped")
-		return Rule{}, f.errf("average", "is 0, which Traefik reads as no rate limit; give the requests per period")
+	if period < 0 {
+		return Rule{}, f.errf("period", "is %v; Traefik refuses a negative period (\"negative value not valid for period\")", period)
+	}
+	if avg < 0 && crd {
+		return Rule{}, f.errf("average", "is %d; the Middleware schema requires 0 or more (0 is no limit)", avg)
+	}
+	if avg <= 0 {
+		f.node("sourceCriterion")
+		f.node("redis")
+		return Rule{Name: name, Source: d.pos(n), What: fmt.Sprintf("rateLimit average=%d", avg),
+			Outcome: Inactive,
+			Why:     fmt.Sprintf("average %d: Traefik applies no rate limit (the rate stays rate.Inf unless average > 0, pkg/middlewares/ratelimiter/rate_limiter.go)", avg)}, nil
 	}
 	given := burst
 	if burst < 0 && crd {
@@ -595,44 +607,242 @@ func (d *doc) traefikRule(n *yaml.Node, name string, crd bool) (Rule, error) {
 			notes = append(notes, "sourceCriterion.ipStrategy: the trace's ip column should hold the address the strategy picks")
 		}
 	}
+	if f.node("redis") != nil {
+		notes = append(notes, NotSimulatedNote+"redis: Traefik (v3.4 and later) keeps the buckets in Redis through a Lua script (redis_limiter.go), shared by every Traefik instance; the row runs Traefik's in-memory limiter of one instance")
+	}
 	for _, k := range f.unread() {
 		notes = append(notes, k+": ignored")
 	}
 	return Rule{
-		Name: name, Source: d.pos(n), What: fmt.Sprintf("rateLimit average=%s period=%v burst=%d", fmtNum(avg), period, given),
-		Spec:  spec("traefik", "average", fmtNum(avg), "period", fmtDur(period), "burst", strconv.FormatInt(burst, 10), "key", col),
+		Name: name, Source: d.pos(n), What: fmt.Sprintf("rateLimit average=%d period=%v burst=%d", avg, period, given),
+		Spec:  spec("traefik", "average", strconv.FormatInt(avg, 10), "period", fmtDur(period), "burst", strconv.FormatInt(burst, 10), "key", col),
 		Notes: notes, KeyColumns: []string{col},
 	}, nil
 }
 
 // --- Kong ----------------------------------------------------------------------
 
-// kong reads the rate-limiting plugins of a Kong declarative configuration
-// (top level, or under services and routes).
-func (d *doc) kong(root *yaml.Node) ([]Rule, error) {
-	var out []Rule
-	var err error
-	walkMaps(root, nil, func(n *yaml.Node, path []string) {
-		if err != nil || mp(n).str("name") != "rate-limiting" || len(path) < 2 || path[len(path)-2] != "plugins" {
-			return
-		}
-		label := "global"
-		if len(path) >= 4 {
-			if parent := nodeAt(root, path[:len(path)-2]); parent != nil && mp(parent).str("name") != "" {
-				label = strings.TrimSuffix(path[len(path)-4], "s") + " " + mp(parent).str("name")
-			}
-		}
-		var r Rule
-		r, err = d.kongRule(n, label)
-		if err == nil {
-			out = append(out, r)
-		}
-	})
-	return out, err
+// kongScope is where a Kong plugin applies: the route, service and
+// consumer it is attached to (each "" when not), by name or id as the
+// file gives it. routeService is the service of the route, when the file
+// says it (a route nested under a service, or a route's service: field).
+type kongScope struct {
+	route, service, consumer, routeService string
 }
 
-func (d *doc) kongRule(n *yaml.Node, label string) (Rule, error) {
-	cfg := mp(n).get("config")
+// rank is the scope's place in Kong's lookup order (kong/runloop/
+// plugins_iterator.lua, lookup_cfg): 1 route+service+consumer, 2
+// route+consumer, 3 service+consumer, 4 route+service, 5 consumer, 6
+// route, 7 service, 8 global. The first configured combination that
+// matches a request is the one instance of the plugin that runs.
+func (k kongScope) rank() int {
+	r, s, c := k.route != "", k.service != "", k.consumer != ""
+	switch {
+	case r && s && c:
+		return 1
+	case r && c:
+		return 2
+	case s && c:
+		return 3
+	case r && s:
+		return 4
+	case c:
+		return 5
+	case r:
+		return 6
+	case s:
+		return 7
+	}
+	return 8
+}
+
+func (k kongScope) String() string {
+	var parts []string
+	if k.route != "" {
+		parts = append(parts, "route "+k.route)
+	}
+	if k.service != "" {
+		parts = append(parts, "service "+k.service)
+	}
+	if k.consumer != "" {
+		parts = append(parts, "consumer "+k.consumer)
+	}
+	if len(parts) == 0 {
+		return "global"
+	}
+	return strings.Join(parts, " + ")
+}
+
+// overlaps is true when some request matches both scopes: no field both
+// set differs (a route's known service counts as its service).
+func (k kongScope) overlaps(o kongScope) bool {
+	same := func(a, b string) bool { return a == "" || b == "" || a == b }
+	ks, os := k.service, o.service
+	if ks == "" {
+		ks = k.routeService
+	}
+	if os == "" {
+		os = o.routeService
+	}
+	return same(k.route, o.route) && same(ks, os) && same(k.consumer, o.consumer)
+}
+
+// kongPlugin is one rate-limiting plugin instance found in the file.
+type kongPlugin struct {
+	n     *yaml.Node
+	scope kongScope
+}
+
+// kong reads the rate-limiting plugins of a Kong declarative configuration
+// or a decK file: at the top level (with optional service, route and
+// consumer fields), under services, their routes, top-level routes and
+// consumers, each with its config merged from _plugin_configs when it
+// names one (_config). Each becomes a row labelled with its scope; a
+// disabled plugin (enabled: false) is Inactive. Kong runs one instance of
+// the plugin per request, the most specific (kongScope.rank): each row's
+// notes name the more specific instances that take its requests.
+func (d *doc) kong(root *yaml.Node) ([]Rule, error) {
+	m := mp(root)
+	var found []kongPlugin
+	ref := func(n *yaml.Node) string { // a foreign key: a name, an id, or {id: …} / {name: …}
+		if n == nil {
+			return ""
+		}
+		if n.Kind == yaml.ScalarNode {
+			return n.Value
+		}
+		if v := mp(n).str("name"); v != "" {
+			return v
+		}
+		return mp(n).str("id")
+	}
+	entityName := func(n *yaml.Node, keys ...string) string {
+		for _, k := range keys {
+			if v := mp(n).str(k); v != "" {
+				return v
+			}
+		}
+		return fmt.Sprintf("at line %d", n.Line)
+	}
+	add := func(list *yaml.Node, base kongScope) {
+		for _, pl := range items(list) {
+			pm := mp(pl)
+			if pm.str("name") != "rate-limiting" {
+				continue
+			}
+			sc := base
+			if v := ref(pm.get("route")); v != "" && sc.route == "" {
+				sc.route = v
+			}
+			if v := ref(pm.get("service")); v != "" && sc.service == "" {
+				sc.service = v
+			}
+			if v := ref(pm.get("consumer")); v != "" && sc.consumer == "" {
+				sc.consumer = v
+			}
+			found = append(found, kongPlugin{pl, sc})
+		}
+	}
+	routeSvc := map[string]string{}
+	add(m.get("plugins"), kongScope{})
+	for _, svc := range items(m.get("services")) {
+		name := entityName(svc, "name", "id")
+		add(mp(svc).get("plugins"), kongScope{service: name})
+		for _, rt := range items(mp(svc).get("routes")) {
+			rn := entityName(rt, "name", "id")
+			routeSvc[rn] = name
+			add(mp(rt).get("plugins"), kongScope{route: rn, routeService: name})
+		}
+	}
+	for _, rt := range items(m.get("routes")) {
+		rn := entityName(rt, "name", "id")
+		svc := ref(mp(rt).get("service"))
+		if svc != "" {
+			routeSvc[rn] = svc
+		}
+		add(mp(rt).get("plugins"), kongScope{route: rn, routeService: svc})
+	}
+	for _, c := range items(m.get("consumers")) {
+		add(mp(c).get("plugins"), kongScope{consumer: entityName(c, "username", "custom_id", "id")})
+	}
+	var out []Rule
+	active := map[string]*yaml.Node{} // scope → the enabled instance there
+	var live []kongPlugin
+	for i := range found {
+		if found[i].scope.routeService == "" {
+			found[i].scope.routeService = routeSvc[found[i].scope.route]
+		}
+		k := found[i]
+		r, err := d.kongRule(k.n, k.scope, mp(m.get("_plugin_configs")))
+		if err != nil {
+			return nil, err
+		}
+		if r.Active() {
+			key := k.scope.String()
+			if prev, dup := active[key]; dup {
+				return nil, d.errAt(k.n, "a second rate-limiting plugin on %s (the first is at line %d); Kong allows one instance of a plugin per route, service and consumer, so remove one", key, prev.Line)
+			}
+			active[key] = k.n
+			live = append(live, k)
+		}
+		out = append(out, r)
+	}
+	// Precedence: the instances that take some of each row's requests.
+	j := 0
+	for i := range out {
+		if !out[i].Active() {
+			continue
+		}
+		me := live[j]
+		j++
+		var over []string
+		for _, o := range live {
+			if o.scope.rank() < me.scope.rank() && o.scope.overlaps(me.scope) {
+				over = append(over, fmt.Sprintf("%s (line %d)", o.scope, o.n.Line))
+			}
+		}
+		if len(over) > 0 {
+			out[i].Notes = append(out[i].Notes, fmt.Sprintf("Kong runs one rate-limiting instance per request, the most specific (plugins_iterator.lua lookup_cfg: route+service+consumer, route+consumer, service+consumer, route+service, consumer, route, service, global): the requests of %s go to that plugin instead; the row assumes every request reaches this one", strings.Join(over, ", ")))
+		}
+		if me.scope.rank() < 8 {
+			out[i].Notes = append(out[i].Notes, fmt.Sprintf("scoped to %s: the row assumes every request of the trace is one of its requests", me.scope))
+		}
+	}
+	return out, nil
+}
+
+// kongPeriods are the rate-limiting plugin's periods, shortest first
+// (schema.lua ORDERED_PERIODS).
+var kongPeriods = []string{"second", "minute", "hour", "day", "month", "year"}
+
+// kongRule reads one rate-limiting plugin. Kong's schema
+// (kong/plugins/rate-limiting/schema.lua) refuses what Kong refuses: no
+// period set, a period's limit not above 0, a longer period with a lower
+// limit than a shorter one (validate_periods_order), sync_rate without the
+// redis policy, limit_by outside its one_of, header without header_name,
+// path without path. The key follows handler.lua's get_identifier.
+func (d *doc) kongRule(n *yaml.Node, sc kongScope, shared mapping) (Rule, error) {
+	label := sc.String()
+	pm := mp(n)
+	r := Rule{Name: label, Scope: label, Source: d.pos(n)}
+	if en := pm.get("enabled"); en != nil && en.Kind == yaml.ScalarNode && en.Tag != "!!null" {
+		on, err := strconv.ParseBool(en.Value)
+		if err != nil {
+			return Rule{}, d.errAt(en, "rate-limiting plugin on %s: enabled %q is not true or false", label, clip(en.Value))
+		}
+		if !on {
+			r.Outcome = Inactive
+			r.Why = "enabled: false: Kong does not run a disabled plugin (plugins_iterator.lua builds no configuration for it), so a more general rate-limiting plugin, if any, applies instead"
+		}
+	}
+	cfg := pm.get("config")
+	if src := pm.str("_config"); src != "" {
+		base := shared.get(src)
+		if base == nil {
+			return Rule{}, d.errAt(pm.get("_config"), "rate-limiting plugin on %s: _config %q is not under _plugin_configs; decK refuses the file (\"_plugin_config not found\"), so define it", label, src)
+		}
+		cfg = mergeKongConfig(cfg, base)
+	}
 	if cfg == nil {
 		return Rule{}, d.errAt(n, "rate-limiting plugin on %s has no config; add config: {minute: N}", label)
 	}
@@ -641,8 +851,8 @@ func (d *doc) kongRule(n *yaml.Node, label string) (Rule, error) {
 		return Rule{}, err
 	}
 	var kv, what, notes []string
-	any := false
-	for _, unit := range []string{"second", "minute", "hour", "day", "month", "year"} {
+	lim := map[string]float64{}
+	for _, unit := range kongPeriods {
 		if f.m.get(unit) == nil || f.m.get(unit).Tag == "!!null" {
 			f.node(unit)
 			continue
@@ -654,11 +864,19 @@ func (d *doc) kongRule(n *yaml.Node, label string) (Rule, error) {
 		if v == 0 {
 			return Rule{}, f.errf(unit, "is 0; Kong's schema requires a limit above 0, so give a positive value or remove %s", unit)
 		}
-		any = true
+		for _, lower := range kongPeriods {
+			if lower == unit {
+				break
+			}
+			if lv, ok := lim[lower]; ok && v < lv {
+				return Rule{}, f.errf(unit, "is %s, below %s's %s; Kong refuses it (\"The limit for %s cannot be lower than the limit for %s\", schema.lua validate_periods_order)", fmtNum(v), lower, fmtNum(lv), unit, lower)
+			}
+		}
+		lim[unit] = v
 		kv = append(kv, unit, fmtNum(v))
 		what = append(what, fmt.Sprintf("%s=%s", unit, fmtNum(v)))
 	}
-	if !any {
+	if len(lim) == 0 {
 		return Rule{}, d.errAt(cfg, "rate-limiting plugin on %s sets no limit; give second, minute, hour, day, month or year", label)
 	}
 	policy, err := f.str("policy", "local")
@@ -668,47 +886,135 @@ func (d *doc) kongRule(n *yaml.Node, label string) (Rule, error) {
 	switch policy {
 	case "local", "redis":
 	case "cluster":
-		notes = append(notes, "policy cluster: counted in Kong's database; simulated as local (one node, counts only accepted requests)")
+		notes = append(notes, NotSimulatedNote+"policy cluster: Kong counts in its database, shared by every node; the row runs policy local (one node, counts only accepted requests)")
 		policy = "local"
 	default:
 		return Rule{}, f.errf("policy", "%q is not local, cluster or redis", clip(policy))
 	}
+	if sr := f.node("sync_rate"); sr != nil {
+		v, err := strconv.ParseFloat(strings.TrimSpace(sr.Value), 64)
+		switch {
+		case err != nil:
+			return Rule{}, f.errf("sync_rate", "%q is not a number", clip(sr.Value))
+		case v != -1 && policy != "redis":
+			return Rule{}, f.errf("sync_rate", "is %s with policy %s; Kong refuses it (\"sync_rate can only be used with the redis policy\"), so remove it or give -1", fmtNum(v), policy)
+		case v != -1 && v < 0.02:
+			return Rule{}, f.errf("sync_rate", "is %s; Kong requires 0.02 or more, or -1", fmtNum(v))
+		case v != -1:
+			notes = append(notes, NotSimulatedNote+fmt.Sprintf("sync_rate %s: Kong syncs the redis counters every %ss and counts locally between syncs; the row counts in Redis on every request (sync_rate -1)", fmtNum(v), fmtNum(v)))
+		}
+	}
 	kv = append(kv, "policy", policy)
+	if policy == "redis" {
+		notes = append(notes, "policy redis: one Redis shared by every Kong node; the row is one node (kong's policy=redis counts every request)")
+	}
 	limitBy, err := f.str("limit_by", "consumer")
 	if err != nil {
 		return Rule{}, err
 	}
 	col := "key"
+	// handler.lua get_identifier: the identifier, or the client address
+	// (kong.client.get_forwarded_ip) when there is none.
+	const fallback = "when the request has none, Kong counts it by the client address (handler.lua get_identifier falls back to kong.client.get_forwarded_ip); the lab does not switch columns: give the trace a key column that holds the address on those lines"
 	switch limitBy {
 	case "ip":
 		col = "ip"
 	case "header":
 		h, _ := f.str("header_name", "")
 		if h == "" {
-			return Rule{}, f.errf("header_name", "is missing although limit_by is header; name the header")
+			return Rule{}, f.errf("header_name", "is missing although limit_by is header; Kong's schema requires it, so name the header")
 		}
 		col = strings.ToLower(h)
+		notes = append(notes, fmt.Sprintf("limit_by header: one counter per value of the header %s, read from the trace column %q; %s", h, col, fallback))
 	case "path":
-		col = "path"
+		p, _ := f.str("path", "")
+		if p == "" {
+			return Rule{}, f.errf("path", "is missing although limit_by is path; Kong's schema requires it, so give the path to count")
+		}
+		r.What = "rate-limiting " + strings.Join(what, " ") + " limit_by=path path=" + p
+		if r.Active() {
+			r.Outcome = NotSimulated
+			r.Why = fmt.Sprintf("limit_by path: Kong counts the requests whose path is exactly %s in one counter and every other request per client address (handler.lua get_identifier); the lab's key reads one column and cannot switch on a value, so it does not simulate the mix: replay the requests of %s alone with --algo 'kong:%s,key=*', or the others with key=ip", p, p, kongKV(kv))
+		}
+		return r, nil
 	case "service":
-		col = "*"
-		notes = append(notes, "limit_by service: one counter for every request of the service (key=*)")
-	case "consumer", "credential", "consumer-group":
-		notes = append(notes, fmt.Sprintf("limit_by %s: read from the trace's key column (Kong falls back to the client address when no consumer is identified)", limitBy))
+		if sc.service != "" || sc.route != "" {
+			col = "*"
+			notes = append(notes, "limit_by service: the plugin is on one service (or a route of it), so one counter for all its requests (key=*)")
+		} else {
+			col = "service"
+			notes = append(notes, "limit_by service: one counter per service the request goes to, read from the trace column \"service\"")
+		}
+	case "consumer", "credential":
+		if limitBy == "consumer" && sc.consumer != "" {
+			col = "*"
+			notes = append(notes, fmt.Sprintf("limit_by consumer on consumer %s: every request it sees is that consumer's, so one counter (key=*)", sc.consumer))
+			break
+		}
+		id := "the consumer (else its credential)"
+		if limitBy == "credential" {
+			id = "the credential"
+		}
+		notes = append(notes, fmt.Sprintf("limit_by %s: one counter per %s, read from the trace's key column; %s", limitBy, id, fallback))
 	default:
-		return Rule{}, f.errf("limit_by", "%q is not consumer, credential, ip, service, header, path or consumer-group", clip(limitBy))
+		return Rule{}, f.errf("limit_by", "%q is not consumer, credential, ip, service, header or path (Kong's schema one_of)", clip(limitBy))
 	}
 	kv = append(kv, "key", col)
 	for _, k := range f.unread() {
-		if k != "header_name" {
+		if k != "header_name" && k != "path" {
 			notes = append(notes, k+": ignored (does not change which requests pass)")
 		}
 	}
-	r := Rule{Name: label, Source: d.pos(n), What: "rate-limiting " + strings.Join(what, " "), Spec: spec("kong", kv...), Notes: notes}
+	r.What = "rate-limiting " + strings.Join(what, " ")
+	r.Spec = spec("kong", kv...)
+	r.Notes = notes
 	if col != "*" {
 		r.KeyColumns = []string{col}
 	}
 	return r, nil
+}
+
+// kongKV renders spec parameters k1,v1,k2,v2 as k1=v1,k2=v2.
+func kongKV(kv []string) string {
+	var b strings.Builder
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(kv[i] + "=" + kv[i+1])
+	}
+	return b.String()
+}
+
+// mergeKongConfig is decK's mergePluginConfig (go-database-reconciler
+// pkg/file/builder.go): the shared _plugin_configs entry's fields fill
+// those the plugin's own config lacks, recursively; the plugin's own
+// values win. The result is a new node; neither input changes.
+func mergeKongConfig(own, shared *yaml.Node) *yaml.Node {
+	if own == nil || own.Kind != yaml.MappingNode {
+		return shared
+	}
+	if shared.Kind != yaml.MappingNode {
+		return own
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: own.Tag, Line: own.Line, Column: own.Column}
+	out.Content = append(out.Content, own.Content...)
+	for i := 0; i+1 < len(shared.Content); i += 2 {
+		k, v := shared.Content[i], shared.Content[i+1]
+		mine := mp(own).get(k.Value)
+		switch {
+		case mine == nil:
+			out.Content = append(out.Content, k, v)
+		case mine.Kind == yaml.MappingNode && v.Kind == yaml.MappingNode:
+			merged := mergeKongConfig(mine, v)
+			for j := 0; j+1 < len(out.Content); j += 2 {
+				if out.Content[j].Value == k.Value {
+					out.Content[j+1] = merged
+				}
+			}
+		}
+	}
+	return out
 }
 
 // --- resilience4j ----------------------------------------------------------------
@@ -790,26 +1096,4 @@ func (d *doc) resilience4j(root *yaml.Node) ([]Rule, error) {
 		})
 	}
 	return out, nil
-}
-
-// nodeAt follows a path of mapping keys and sequence indexes.
-func nodeAt(n *yaml.Node, path []string) *yaml.Node {
-	for _, p := range path {
-		switch n.Kind {
-		case yaml.MappingNode:
-			n = mp(n).get(p)
-		case yaml.SequenceNode:
-			i, err := strconv.Atoi(p)
-			if err != nil || i >= len(n.Content) {
-				return nil
-			}
-			n = n.Content[i]
-		default:
-			return nil
-		}
-		if n == nil {
-			return nil
-		}
-	}
-	return n
 }
