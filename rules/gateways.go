@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -276,23 +277,105 @@ func (d *doc) envoyBucket(tb *yaml.Node, name string) (Rule, error) {
 
 var envoyUnits = []string{"second", "minute", "hour", "day", "week", "month", "year"}
 
-// envoyRatelimit reads envoyproxy/ratelimit's configuration: each
-// descriptor with a rate_limit becomes redis-envoy-ratelimit on the trace
-// column named by its key (remote_address reads ip).
+// envoyRLKeys are the keys envoyproxy/ratelimit accepts anywhere in its
+// configuration (src/config/config_impl.go, validKeys); any other key
+// makes the service refuse the file.
+var envoyRLKeys = map[string]bool{
+	"domain": true, "key": true, "value": true, "descriptors": true, "rate_limit": true,
+	"unit": true, "requests_per_unit": true, "unlimited": true, "shadow_mode": true,
+	"quota_mode": true, "name": true, "replaces": true, "detailed_metric": true,
+	"value_to_metric": true, "share_threshold": true, "metadata": true,
+}
+
+// envoyRLValidate refuses the file where validateYamlKeys refuses it: a
+// key that is not a string, a key outside validKeys, a list item that is
+// not a map, a leaf that is not a string, a whole number, a bool or null
+// (metadata's content is not checked).
+func (d *doc) envoyRLValidate(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+				return d.errAt(k, "the key %s is not a string; envoyproxy/ratelimit refuses the file (\"config error, key is not of type string\"), so quote it or fix it", clip(k.Value))
+			}
+			if !envoyRLKeys[k.Value] {
+				return d.errAt(k, "unknown key %q; envoyproxy/ratelimit refuses the file (\"config error, unknown key\"); its keys are %s", clip(k.Value), strings.Join(sortedKeys(envoyRLKeys), ", "))
+			}
+			if k.Value == "metadata" {
+				continue
+			}
+			if err := d.envoyRLValidate(v); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for _, it := range n.Content {
+			if it.Kind != yaml.MappingNode {
+				return d.errAt(it, "a list item is %s, not a map; envoyproxy/ratelimit refuses the file (\"config error, yaml file contains list of type other than map\")", kindName(it))
+			}
+			if err := d.envoyRLValidate(it); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!str", "!!int", "!!bool", "!!null":
+		default:
+			return d.errAt(n, "the value %s is neither a string, a whole number nor a bool; envoyproxy/ratelimit refuses the file (\"error checking config\")", clip(n.Value))
+		}
+	case yaml.AliasNode:
+		return d.envoyRLValidate(n.Alias)
+	}
+	return nil
+}
+
+// envoyLevel is one descriptor entry on the path to a rate limit.
+type envoyLevel struct {
+	key, value string
+	share      bool
+}
+
+// envoyRatelimit reads envoyproxy/ratelimit's configuration as the
+// service loads it (src/config/config_impl.go, loadConfig and
+// loadDescriptors): what the service refuses refuses the file, each
+// descriptor with a rate_limit becomes a redis-envoy-ratelimit row. The
+// row's counter is the service's cache key (src/limiter/cache_key.go
+// GenerateCacheKey): the domain and every entry's key and value on the
+// descriptor's path, so a level without a value, or with a wildcard value
+// (foo*) and no share_threshold, varies with the request (key=COLUMN,
+// remote_address reads ip), and a fixed value or a share_threshold
+// wildcard does not.
 func (d *doc) envoyRatelimit(root *yaml.Node) ([]Rule, error) {
+	if root.Kind != yaml.MappingNode {
+		return nil, d.errAt(root, "the configuration must be a map with domain and descriptors, got %s", kindName(root))
+	}
+	if err := d.envoyRLValidate(root); err != nil {
+		return nil, err
+	}
 	m := mp(root)
 	domain := m.str("domain")
 	if domain == "" {
-		return nil, d.errAt(root, "the configuration has no domain; add domain: NAME")
+		return nil, d.errAt(root, "the configuration has no domain; the service refuses it (\"config file cannot have empty domain\"), so add domain: NAME")
 	}
 	var out []Rule
-	var walk func(list *yaml.Node, prefix string, parentShadow bool) error
-	walk = func(list *yaml.Node, prefix string, parentShadow bool) error {
+	names := map[string]int{}           // rate_limit name → its rule in out
+	replacedBy := map[string][]string{} // name → the rules that replace it
+	var walk func(list *yaml.Node, prefix string, path []envoyLevel) error
+	walk = func(list *yaml.Node, prefix string, path []envoyLevel) error {
 		if list == nil {
 			return nil
 		}
 		if list.Kind != yaml.SequenceNode {
 			return d.errAt(list, "descriptors must be a list, got %s", kindName(list))
+		}
+		seen := map[string]*yaml.Node{}
+		explicit := map[string][]string{} // key → the plain values its siblings give
+		for _, it := range list.Content {
+			k, v := mp(it).str("key"), mp(it).str("value")
+			if v != "" && !strings.Contains(v, "*") {
+				explicit[k] = append(explicit[k], v)
+			}
 		}
 		for _, it := range list.Content {
 			f, err := d.fields(it, "descriptor")
@@ -302,80 +385,184 @@ func (d *doc) envoyRatelimit(root *yaml.Node) ([]Rule, error) {
 			key, e1 := f.str("key", "")
 			val, e2 := f.str("value", "")
 			shadow, e3 := f.boolean("shadow_mode", false)
-			if err := first(e1, e2, e3); err != nil {
+			quota, e4 := f.boolean("quota_mode", false)
+			detailed, e5 := f.boolean("detailed_metric", false)
+			share, e6 := f.boolean("share_threshold", false)
+			toMetric, e7 := f.boolean("value_to_metric", false)
+			if err := first(e1, e2, e3, e4, e5, e6, e7); err != nil {
 				return err
 			}
 			if key == "" {
-				return d.errAt(it, "a descriptor has no key; add key: NAME")
+				return d.errAt(it, "a descriptor has no key; the service refuses the file (\"descriptor has empty key\"), so add key: NAME")
 			}
-			label := prefix + "." + key
+			finalKey := key
 			if val != "" {
-				label += "_" + val
+				finalKey += "_" + val
 			}
+			label := prefix + "." + finalKey
+			if prev, dup := seen[finalKey]; dup {
+				return d.errAt(it, "descriptor %s repeats the one at line %d; the service refuses the file (\"duplicate descriptor composite key\"), so merge them", label, prev.Line)
+			}
+			seen[finalKey] = it
+			if share && !strings.Contains(finalKey, "*") {
+				return d.errAt(f.at("share_threshold"), "share_threshold on %s, whose value has no '*'; the service refuses the file (\"share_threshold can only be used with wildcard values\")", label)
+			}
+			here := append(path[:len(path):len(path)], envoyLevel{key, val, share})
 			if rl := f.node("rate_limit"); rl != nil {
-				r, err := d.envoyRateLimit(rl, label, key, val, shadow || parentShadow)
+				r, rlName, replaces, err := d.envoyRateLimit(rl, label, here, shadow)
 				if err != nil {
 					return err
 				}
-				if r.Spec != "" {
-					out = append(out, r)
+				if quota {
+					r.Notes = append(r.Notes, "quota_mode: a quota descriptor fails a request only when every quota descriptor of the request is over its limit (ratelimit.go shouldRateLimitWorker); alone in a request, as the row has it, that is this one, so it decides as without quota_mode")
 				}
+				if detailed || toMetric {
+					r.Notes = append(r.Notes, "detailed_metric, value_to_metric: change the names of the service's stats only, not which requests pass")
+				}
+				if mp(it).has("metadata") {
+					f.node("metadata")
+					r.Notes = append(r.Notes, "metadata: returned in the response's dynamic metadata; does not change which requests pass")
+				}
+				if last := here[len(here)-1]; r.Active() && (last.value == "" || strings.Contains(last.value, "*")) && len(explicit[key]) > 0 {
+					r.Notes = append(r.Notes, fmt.Sprintf("the requests whose %s is %s match their own descriptor first (GetLimit looks up key_value before a wildcard and before the key alone), not this row's", key, strings.Join(explicit[key], ", ")))
+				}
+				if rlName != "" {
+					names[rlName] = len(out)
+				}
+				for _, rep := range replaces {
+					replacedBy[rep] = append(replacedBy[rep], label)
+				}
+				out = append(out, r)
 			}
-			if err := walk(f.node("descriptors"), label, shadow || parentShadow); err != nil {
+			// shadow_mode is the descriptor's own: NewRateLimit takes
+			// descriptorConfig.ShadowMode, and children are loaded with
+			// theirs, so it is not inherited.
+			if err := walk(f.node("descriptors"), label, here); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := walk(m.get("descriptors"), domain, false); err != nil {
+	if err := walk(m.get("descriptors"), domain, nil); err != nil {
 		return nil, err
+	}
+	for _, name := range sortedKeys(replacedBy) {
+		if i, ok := names[name]; ok {
+			out[i].Notes = append(out[i].Notes, fmt.Sprintf("%sthe limit named %q is replaced by %s: in the service a request that also carries the replacing descriptor is not counted against this limit (ratelimit.go constructLimitsToCheck); the lab runs each descriptor on its own row, so this row counts every request", NotSimulatedNote, name, strings.Join(replacedBy[name], ", ")))
+		}
 	}
 	return out, nil
 }
 
-func (d *doc) envoyRateLimit(rl *yaml.Node, label, key, val string, shadow bool) (Rule, error) {
+// envoyRateLimit reads one rate_limit at the end of path (path's last
+// level is its descriptor), as loadDescriptors does, with shadow the
+// descriptor's own shadow_mode. It returns the rule, the limit's name and
+// the names it replaces.
+func (d *doc) envoyRateLimit(rl *yaml.Node, label string, path []envoyLevel, shadow bool) (Rule, string, []string, error) {
 	f, err := d.fields(rl, "rate_limit")
 	if err != nil {
-		return Rule{}, err
+		return Rule{}, "", nil, err
 	}
 	unl, e1 := f.boolean("unlimited", false)
-	unit, e2 := f.choice("unit", -1, 0, envoyUnits...)
-	n, e3 := f.whole("requests_per_unit", -1)
-	f.node("name")
+	unitName, e2 := f.str("unit", "")
+	name, e3 := f.str("name", "")
 	if err := first(e1, e2, e3); err != nil {
-		return Rule{}, err
+		return Rule{}, "", nil, err
+	}
+	n := int64(0) // requests_per_unit absent: the uint32's zero, a ban
+	if v := f.node("requests_per_unit"); v != nil {
+		x, err := strconv.ParseInt(strings.TrimSpace(v.Value), 10, 64)
+		if err != nil || x < 0 || x > math.MaxUint32 || v.Tag != "!!int" {
+			return Rule{}, "", nil, f.errf("requests_per_unit", "%q is not a whole number from 0 to %d (a uint32); the service cannot load the file", clip(v.Value), uint32(math.MaxUint32))
+		}
+		n = x
+	}
+	unit := -1
+	for i, u := range envoyUnits {
+		if strings.EqualFold(u, unitName) {
+			unit = i
+		}
+	}
+	// loadDescriptors: a unit is valid when it names a unit other than
+	// UNKNOWN; unlimited must not have one, a limit must.
+	switch {
+	case unl && unit >= 0:
+		return Rule{}, "", nil, f.errf("unit", "is %s although unlimited is true; the service refuses the file (\"should not specify rate limit unit when unlimited\"), so remove unit", unitName)
+	case !unl && unit < 0 && unitName == "":
+		return Rule{}, "", nil, f.errf("unit", "is missing; the service refuses the file (\"invalid rate limit unit ''\"), so give one of %s", strings.Join(envoyUnits, ", "))
+	case !unl && unit < 0:
+		return Rule{}, "", nil, f.errf("unit", "%q is not one of %s; the service refuses the file (\"invalid rate limit unit\")", clip(unitName), strings.Join(envoyUnits, ", "))
+	}
+	var replaces []string
+	if rep := f.node("replaces"); rep != nil {
+		if rep.Kind != yaml.SequenceNode {
+			return Rule{}, "", nil, d.errAt(rep, "replaces must be a list of {name: NAME}, got %s", kindName(rep))
+		}
+		for _, it := range rep.Content {
+			rn := mp(it).str("name")
+			switch {
+			case rn == "":
+				return Rule{}, "", nil, d.errAt(it, "a replaces entry has no name; the service refuses the file (\"should not have an empty replaces entry\")")
+			case rn == name:
+				return Rule{}, "", nil, d.errAt(it, "replaces names %q, this rate_limit's own name; the service refuses the file (\"replaces should not contain name of same descriptor\")", rn)
+			}
+			replaces = append(replaces, rn)
+		}
 	}
 	r := Rule{Name: label, Source: d.pos(rl)}
 	if unl {
-		return r, nil
-	}
-	if unit < 0 {
-		if u := strings.ToLower(mp(rl).str("unit")); u != "" {
-			return Rule{}, f.errf("unit", "%q is not one of %s", u, strings.Join(envoyUnits, ", "))
-		}
-		return Rule{}, f.errf("unit", "is missing; give one of %s", strings.Join(envoyUnits, ", "))
-	}
-	if n < 0 {
-		return Rule{}, f.errf("requests_per_unit", "is missing or negative; give the number of requests per %s", envoyUnits[unit])
-	}
-	col := key
-	if key == "remote_address" {
-		col = "ip"
+		r.What = "rate_limit unlimited"
+		r.Outcome = Inactive
+		r.Why = "unlimited: true: the service answers OK for this descriptor without counting it (ratelimit.go constructLimitsToCheck sets isUnlimited and passes no limit to the cache)"
+		return r, name, replaces, nil
 	}
 	kv := []string{"limit", strconv.FormatInt(n, 10), "unit", envoyUnits[unit]}
-	if val == "" {
-		kv = append(kv, "key", col)
-		r.KeyColumns = []string{col}
-	} else {
-		r.Notes = append(r.Notes, fmt.Sprintf("value %q: the row assumes every request carries %s=%s, so one counter for all", val, key, val))
+	r.What = fmt.Sprintf("rate_limit %d per %s", n, envoyUnits[unit])
+	if name != "" {
+		r.What += " name=" + name
+	}
+	// The counter: GenerateCacheKey writes every entry's key and value
+	// (a share_threshold wildcard writes its pattern instead).
+	var cols, fixed []string
+	for _, l := range path {
+		col := l.key
+		if col == "remote_address" {
+			col = "ip"
+		}
+		switch {
+		case l.value == "":
+			cols = append(cols, col)
+		case strings.Contains(l.value, "*") && !l.share:
+			cols = append(cols, col)
+			r.Notes = append(r.Notes, fmt.Sprintf("value %q: a wildcard; the service keeps one counter per matching value (the cache key holds the request's value), so one per value of the trace column %q; the row assumes every request's %s matches %s", l.value, col, l.key, l.value))
+		case strings.Contains(l.value, "*"):
+			r.Notes = append(r.Notes, fmt.Sprintf("value %q with share_threshold: one counter shared by every matching value (the cache key holds the pattern); the row assumes every request's %s matches %s", l.value, l.key, l.value))
+		default:
+			fixed = append(fixed, l.key+"="+l.value)
+		}
+	}
+	if len(fixed) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("the row assumes every request carries %s (Envoy's rate_limits actions decide that)", strings.Join(fixed, ", ")))
+	}
+	switch len(cols) {
+	case 0:
+	case 1:
+		kv = append(kv, "key", cols[0])
+		r.KeyColumns = cols
+	default:
+		r.Outcome = NotSimulated
+		r.Why = fmt.Sprintf("the service keeps one counter per combination of %s (the cache key holds every entry's value); the lab keys a row on one trace column: add a column joining them and run --algo 'redis-envoy-ratelimit:%s,key=COLUMN'", strings.Join(cols, ", "), kongKV(kv))
+		return r, name, replaces, nil
+	}
+	if n == 0 {
+		r.Notes = append(r.Notes, "requests_per_unit 0: a ban; every request is over the limit (the count after INCRBY is at least 1, above 0)")
 	}
 	if shadow {
 		kv = append(kv, "shadow-mode", "true")
-		r.Notes = append(r.Notes, "shadow_mode: the service answers OK to every request and counts as usual")
+		r.Notes = append(r.Notes, "shadow_mode: the service answers OK to every request and counts as usual (this descriptor's own; not inherited by its children)")
 	}
-	r.What = fmt.Sprintf("rate_limit %d per %s", n, envoyUnits[unit])
 	r.Spec = spec("redis-envoy-ratelimit", kv...)
-	return r, nil
+	return r, name, replaces, nil
 }
 
 // --- Spring Cloud Gateway ----------------------------------------------------
@@ -766,8 +953,9 @@ func (d *doc) kong(root *yaml.Node) ([]Rule, error) {
 		add(mp(c).get("plugins"), kongScope{consumer: entityName(c, "username", "custom_id", "id")})
 	}
 	var out []Rule
-	active := map[string]*yaml.Node{} // scope → the enabled instance there
-	var live []kongPlugin
+	var scopes []kongScope             // out[i]'s scope
+	enabled := map[string]*yaml.Node{} // scope → the enabled instance there
+	var live []kongPlugin              // the enabled instances, simulated or not
 	for i := range found {
 		if found[i].scope.routeService == "" {
 			found[i].scope.routeService = routeSvc[found[i].scope.route]
@@ -777,35 +965,34 @@ func (d *doc) kong(root *yaml.Node) ([]Rule, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.Active() {
+		if r.Outcome != Inactive {
 			key := k.scope.String()
-			if prev, dup := active[key]; dup {
+			if prev, dup := enabled[key]; dup {
 				return nil, d.errAt(k.n, "a second rate-limiting plugin on %s (the first is at line %d); Kong allows one instance of a plugin per route, service and consumer, so remove one", key, prev.Line)
 			}
-			active[key] = k.n
+			enabled[key] = k.n
 			live = append(live, k)
 		}
 		out = append(out, r)
+		scopes = append(scopes, k.scope)
 	}
 	// Precedence: the instances that take some of each row's requests.
-	j := 0
 	for i := range out {
 		if !out[i].Active() {
 			continue
 		}
-		me := live[j]
-		j++
+		me := scopes[i]
 		var over []string
 		for _, o := range live {
-			if o.scope.rank() < me.scope.rank() && o.scope.overlaps(me.scope) {
+			if o.scope.rank() < me.rank() && o.scope.overlaps(me) {
 				over = append(over, fmt.Sprintf("%s (line %d)", o.scope, o.n.Line))
 			}
 		}
 		if len(over) > 0 {
 			out[i].Notes = append(out[i].Notes, fmt.Sprintf("Kong runs one rate-limiting instance per request, the most specific (plugins_iterator.lua lookup_cfg: route+service+consumer, route+consumer, service+consumer, route+service, consumer, route, service, global): the requests of %s go to that plugin instead; the row assumes every request reaches this one", strings.Join(over, ", ")))
 		}
-		if me.scope.rank() < 8 {
-			out[i].Notes = append(out[i].Notes, fmt.Sprintf("scoped to %s: the row assumes every request of the trace is one of its requests", me.scope))
+		if me.rank() < 8 {
+			out[i].Notes = append(out[i].Notes, fmt.Sprintf("scoped to %s: the row assumes every request of the trace is one of its requests", me))
 		}
 	}
 	return out, nil
