@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 )
 
 // walkMaps calls fn on every mapping in the tree, depth first, with the
@@ -178,15 +180,47 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 		}
 		r.Source = d.pos(n)
 		// The filter's switches hold for its descriptors' buckets too.
+		// Filter::decodeHeaders: a request the filter is not enabled for
+		// passes untouched; a refusal not enforced passes. Each is a
+		// RuntimeFractionalPercent drawn per request (featureEnabled);
+		// unset is never (FilterConfig::enabled() and enforced() are
+		// false without the field).
 		var enabled []string
-		if !envoyPercent(m.get("filter_enabled")) {
+		var gate string // the spec parameters of fractions below 100%
+		en, e1 := d.envoyFraction(m.get("filter_enabled"), "filter_enabled")
+		enf, e2 := d.envoyFraction(m.get("filter_enforced"), "filter_enforced")
+		if err = first(e1, e2); err != nil {
+			return
+		}
+		switch {
+		case en.Den == 100 && en.Num == 0:
 			enabled = append(enabled, "filter_enabled is unset or 0%: Envoy does not even check this bucket (it defaults to 0% for safety); the row shows what it would do when enabled")
-		} else if !envoyPercent(m.get("filter_enforced")) {
+		case enf.Den == 100 && enf.Num == 0:
 			enabled = append(enabled, "filter_enforced is unset or 0%: Envoy counts but lets every request through (shadow); the row shows what it would reject")
 		}
+		if len(enabled) == 0 {
+			for _, f := range []struct {
+				key, param string
+				v          algorithms.EnvoyFraction
+			}{{"filter_enabled", "enabled", en}, {"filter_enforced", "enforced", enf}} {
+				if f.v.Num < f.v.Den {
+					gate += "," + f.param + "=" + f.v.String()
+					r.Notes = append(r.Notes, fmt.Sprintf("%s %d/%d: drawn per request from the run's seed, as Envoy's runtime featureEnabled draws (random %% %d < %d)", f.key, f.v.Num, f.v.Den, f.v.Den, f.v.Num))
+				}
+			}
+		}
+		for _, k := range []string{"filter_enabled", "filter_enforced"} {
+			if key := mp(m.get(k)).str("runtime_key"); key != "" {
+				r.Notes = append(r.Notes, fmt.Sprintf("%s.runtime_key %s: the lab reads default_value; a runtime override of the key is not read", k, key))
+			}
+		}
+		r.Spec += gate
 		r.Notes = append(r.Notes, enabled...)
 		r.DryRun = len(enabled) > 0
-		for _, k := range []string{"local_rate_limit_per_downstream_connection", "always_consume_default_token_bucket", "rate_limited_as_resource_exhausted", "response_headers_to_add", "request_headers_to_add_when_not_enforced", "enable_x_ratelimit_headers", "status", "stage", "vh_rate_limits"} {
+		if on, _ := strconv.ParseBool(m.str("local_rate_limit_per_downstream_connection")); on {
+			r.Notes = append(r.Notes, NotSimulatedNote+"local_rate_limit_per_downstream_connection: Envoy keeps a bucket per downstream connection; the lab has no connections, so the row is one bucket for every request")
+		}
+		for _, k := range []string{"always_consume_default_token_bucket", "rate_limited_as_resource_exhausted", "response_headers_to_add", "request_headers_to_add_when_not_enforced", "enable_x_ratelimit_headers", "status", "stage", "vh_rate_limits"} {
 			if m.has(k) {
 				r.Notes = append(r.Notes, fmt.Sprintf("%s: does not change which requests the bucket admits; ignored", k))
 			}
@@ -222,6 +256,7 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 				dr.Notes = append(dr.Notes, fmt.Sprintf("entry %s has no value: one bucket per distinct value of the trace column %q (Envoy ≥ 1.34, at most max-descriptors)", keyCol, keyCol))
 			}
 			dr.Notes = append(dr.Notes, "descriptor bucket: the row assumes every request carries this descriptor (the route's rate_limits actions decide that in Envoy)")
+			dr.Spec += gate
 			dr.Notes = append(dr.Notes, enabled...)
 			dr.DryRun = len(enabled) > 0
 			out = append(out, dr)
@@ -230,17 +265,34 @@ func (d *doc) envoyLocal(root *yaml.Node) ([]Rule, error) {
 	return out, err
 }
 
-// envoyPercent is true when a RuntimeFractionalPercent's default is above 0.
-func envoyPercent(n *yaml.Node) bool {
-	if n == nil {
-		return false
-	}
+// envoyFraction reads a RuntimeFractionalPercent's default_value
+// (numerator, denominator HUNDRED, TEN_THOUSAND or MILLION; HUNDRED when
+// left out). An absent field or default_value is 0/100: Envoy treats a
+// missing filter_enabled or filter_enforced as never.
+func (d *doc) envoyFraction(n *yaml.Node, what string) (algorithms.EnvoyFraction, error) {
 	dv := mp(n).get("default_value")
 	if dv == nil {
-		return false
+		return algorithms.EnvoyFraction{Num: 0, Den: 100}, nil
 	}
-	num, err := strconv.ParseFloat(mp(dv).str("numerator"), 64)
-	return err == nil && num > 0
+	num := uint64(0)
+	if v := mp(dv).get("numerator"); v != nil {
+		x, err := strconv.ParseUint(strings.TrimSpace(v.Value), 10, 32)
+		if err != nil {
+			return algorithms.EnvoyFraction{}, d.errAt(v, "%s.default_value.numerator %q is not a whole number from 0 to %d (a uint32)", what, clip(v.Value), uint32(math.MaxUint32))
+		}
+		num = x
+	}
+	den := uint64(100)
+	switch v := mp(dv).str("denominator"); v {
+	case "", "HUNDRED", "0":
+	case "TEN_THOUSAND", "1":
+		den = 10000
+	case "MILLION", "2":
+		den = 1000000
+	default:
+		return algorithms.EnvoyFraction{}, d.errAt(mp(dv).get("denominator"), "%s.default_value.denominator %q is not HUNDRED, TEN_THOUSAND or MILLION", what, clip(v))
+	}
+	return algorithms.EnvoyFraction{Num: num, Den: den}, nil
 }
 
 func (d *doc) envoyBucket(tb *yaml.Node, name string) (Rule, error) {

@@ -323,3 +323,47 @@ func FuzzGatewayRules(f *testing.F) {
 		}
 	})
 }
+
+// Envoy local_ratelimit: filter_enabled and filter_enforced below 100%
+// become the spec's enabled= and enforced= fractions, exactly as the
+// denominators write them; 0% (or unset) stays a dry-run row.
+func TestEnvoyLocalFractions(t *testing.T) {
+	rs, err := Load("testdata/real/gw-envoy-local-istio.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "envoy-local:max-tokens=10,tokens-per-fill=10,fill-interval=60s,enabled=50/100,enforced=2500/10000"; rs[0].Spec != want || rs[0].DryRun {
+		t.Errorf("spec %q dry run %v, want %q", rs[0].Spec, rs[0].DryRun, want)
+	}
+	const head = "stat_prefix: p\ntoken_bucket: {max_tokens: 1, tokens_per_fill: 1, fill_interval: 1s}\n"
+	for _, c := range []struct {
+		name, body, spec string
+		dry              bool
+		err              string
+	}{
+		{"million", head + "filter_enabled: {default_value: {numerator: 1, denominator: MILLION}}\nfilter_enforced: {default_value: {numerator: 100}}\n",
+			"envoy-local:max-tokens=1,tokens-per-fill=1,fill-interval=1s,enabled=1/1000000", false, ""},
+		{"above the denominator is always", head + "filter_enabled: {default_value: {numerator: 200}}\nfilter_enforced: {default_value: {numerator: 100}}\n",
+			"envoy-local:max-tokens=1,tokens-per-fill=1,fill-interval=1s", false, ""},
+		{"not enforced", head + "filter_enabled: {default_value: {numerator: 100}}\nfilter_enforced: {default_value: {numerator: 0}}\n",
+			"envoy-local:max-tokens=1,tokens-per-fill=1,fill-interval=1s", true, ""},
+		{"unset", head, "envoy-local:max-tokens=1,tokens-per-fill=1,fill-interval=1s", true, ""},
+		{"bad denominator", head + "filter_enabled: {default_value: {numerator: 1, denominator: THOUSAND}}\n", "", false, "e.yaml:3:"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs, err := Parse("e.yaml", []byte(c.body), "envoy-local")
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rs[0].Spec != c.spec || rs[0].DryRun != c.dry {
+				t.Errorf("spec %q dry run %v, want %q %v", rs[0].Spec, rs[0].DryRun, c.spec, c.dry)
+			}
+		})
+	}
+}
