@@ -1004,6 +1004,19 @@ func (d *doc) kong(root *yaml.Node) ([]Rule, error) {
 	for _, c := range items(m.get("consumers")) {
 		add(mp(c).get("plugins"), kongScope{consumer: entityName(c, "username", "custom_id", "id")})
 	}
+	// Plugins scoped to a consumer group (Kong Enterprise): no row.
+	var grouped []Rule
+	for _, g := range items(m.get("consumer_groups")) {
+		name := entityName(g, "name", "id")
+		for _, pl := range items(mp(g).get("plugins")) {
+			if mp(pl).str("name") != "rate-limiting" {
+				continue
+			}
+			grouped = append(grouped, Rule{Name: "consumer group " + name, Scope: "consumer group " + name, Source: d.pos(pl),
+				What: "rate-limiting on a consumer group", Outcome: NotSimulated,
+				Why: "a plugin scoped to a consumer group applies to the group's consumers (Kong Enterprise's consumer groups); the lab has no consumers to group: run the group's requests alone with the plugin's limits as --algo 'kong:…,key=*'"})
+		}
+	}
 	var out []Rule
 	var scopes []kongScope             // out[i]'s scope
 	enabled := map[string]*yaml.Node{} // scope → the enabled instance there
@@ -1028,6 +1041,8 @@ func (d *doc) kong(root *yaml.Node) ([]Rule, error) {
 		out = append(out, r)
 		scopes = append(scopes, k.scope)
 	}
+	out = append(out, grouped...)
+	scopes = append(scopes, make([]kongScope, len(grouped))...)
 	// Precedence: the instances that take some of each row's requests.
 	for i := range out {
 		if !out[i].Active() {
@@ -1154,7 +1169,7 @@ func (d *doc) kongRule(n *yaml.Node, sc kongScope, shared mapping) (Rule, error)
 	col := "key"
 	// handler.lua get_identifier: the identifier, or the client address
 	// (kong.client.get_forwarded_ip) when there is none.
-	const fallback = "when the request has none, Kong counts it by the client address (handler.lua get_identifier falls back to kong.client.get_forwarded_ip); the lab does not switch columns: give the trace a key column that holds the address on those lines"
+	const fallback = NotSimulatedNote + "when the request has none, Kong counts it by the client address (handler.lua get_identifier falls back to kong.client.get_forwarded_ip); the lab keys on one column and does not switch: give the trace a key column that holds the address on those lines"
 	switch limitBy {
 	case "ip":
 		col = "ip"
@@ -1164,7 +1179,7 @@ func (d *doc) kongRule(n *yaml.Node, sc kongScope, shared mapping) (Rule, error)
 			return Rule{}, f.errf("header_name", "is missing although limit_by is header; Kong's schema requires it, so name the header")
 		}
 		col = strings.ToLower(h)
-		notes = append(notes, fmt.Sprintf("limit_by header: one counter per value of the header %s, read from the trace column %q; %s", h, col, fallback))
+		notes = append(notes, fmt.Sprintf("limit_by header: one counter per value of the header %s, read from the trace column %q", h, col), fallback)
 	case "path":
 		p, _ := f.str("path", "")
 		if p == "" {
@@ -1194,7 +1209,7 @@ func (d *doc) kongRule(n *yaml.Node, sc kongScope, shared mapping) (Rule, error)
 		if limitBy == "credential" {
 			id = "the credential"
 		}
-		notes = append(notes, fmt.Sprintf("limit_by %s: one counter per %s, read from the trace's key column; %s", limitBy, id, fallback))
+		notes = append(notes, fmt.Sprintf("limit_by %s: one counter per %s, read from the trace's key column", limitBy, id), fallback)
 	default:
 		return Rule{}, f.errf("limit_by", "%q is not consumer, credential, ip, service, header or path (Kong's schema one_of)", clip(limitBy))
 	}

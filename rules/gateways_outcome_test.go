@@ -367,3 +367,21 @@ func TestEnvoyLocalFractions(t *testing.T) {
 		})
 	}
 }
+
+// A rate-limiting plugin of a consumer group has no row and says why;
+// the fallback of limit_by consumer to the client address is named as not
+// simulated, so a run repeats it.
+func TestKongConsumerGroupAndFallback(t *testing.T) {
+	body := "_format_version: \"3.0\"\nconsumer_groups:\n  - name: gold\n    plugins:\n      - name: rate-limiting\n        config: {minute: 100}\nplugins:\n  - name: rate-limiting\n    config: {minute: 10}\n"
+	rs, err := Parse("k.yaml", []byte(body), "kong")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := byName(t, rs, "consumer group gold")
+	if g.Outcome != NotSimulated || g.Why == "" || g.Source != "k.yaml:5" {
+		t.Errorf("consumer group: %+v", g)
+	}
+	if r := byName(t, rs, "global"); len(r.Unsimulated()) != 1 || !strings.Contains(r.Unsimulated()[0], "client address") {
+		t.Errorf("limit_by consumer's fallback not named: %q", r.Notes)
+	}
+}
