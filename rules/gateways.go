@@ -382,6 +382,36 @@ func (d *doc) envoyRLValidate(n *yaml.Node) error {
 	return nil
 }
 
+// lastKeyWins returns n with each mapping's repeated keys reduced to their
+// last occurrence, as the service reads YAML: gopkg.in/yaml.v2's
+// Unmarshal (not UnmarshalStrict) sets a repeated key again, so the last
+// value is the one loaded. n is not changed.
+func lastKeyWins(n *yaml.Node) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		c := *n
+		c.Content = nil
+		last := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			last[n.Content[i].Value] = i
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if last[n.Content[i].Value] == i {
+				c.Content = append(c.Content, n.Content[i], lastKeyWins(n.Content[i+1]))
+			}
+		}
+		return &c
+	case yaml.SequenceNode:
+		c := *n
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, it := range n.Content {
+			c.Content[i] = lastKeyWins(it)
+		}
+		return &c
+	}
+	return n
+}
+
 // envoyLevel is one descriptor entry on the path to a rate limit.
 type envoyLevel struct {
 	key, value string
@@ -402,6 +432,7 @@ func (d *doc) envoyRatelimit(root *yaml.Node) ([]Rule, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, d.errAt(root, "the configuration must be a map with domain and descriptors, got %s", kindName(root))
 	}
+	root = lastKeyWins(root)
 	if err := d.envoyRLValidate(root); err != nil {
 		return nil, err
 	}

@@ -385,3 +385,16 @@ func TestKongConsumerGroupAndFallback(t *testing.T) {
 		t.Errorf("limit_by consumer's fallback not named: %q", r.Notes)
 	}
 }
+
+// A key written twice in one map is loaded with its last value, as the
+// service's yaml.v2 Unmarshal sets it again (it is not UnmarshalStrict).
+func TestEnvoyRatelimitRepeatedKeyLastWins(t *testing.T) {
+	body := "domain: d\ndescriptors:\n  - key: a\n    rate_limit:\n      unit: second\n      requests_per_unit: 5\n      requests_per_unit: 7\n"
+	rs, err := Parse("c.yaml", []byte(body), "envoy-ratelimit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "redis-envoy-ratelimit:limit=7,unit=second,key=a"; rs[0].Spec != want {
+		t.Errorf("spec %q, want %q", rs[0].Spec, want)
+	}
+}
