@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ratelimit-lab/ratelimit-lab/internal/labtest"
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
+	"github.com/ratelimit-lab/ratelimit-lab/rules"
 )
 
 // gatewayRun replays trace (CSV text) through the rules file body (in
@@ -133,5 +135,36 @@ services:
 	}
 	if len(res2.Algorithms) != 1 || !strings.Contains(strings.Join(res2.Notes, "\n"), "rule m (") {
 		t.Errorf("rows %d, notes %q", len(res2.Algorithms), res2.Notes)
+	}
+}
+
+// The gateway files whose rows read the columns of the shared rules
+// trace (ip) make, run with --rules, the decisions of the same run with
+// the specs explain prints, fractions drawn from the run's seed included
+// (gw-envoy-local-istio: filter_enabled 50%, filter_enforced 25%).
+func TestGatewayRulesEqualSpecs(t *testing.T) {
+	trace := labtest.RulesTrace(t)
+	for _, f := range []string{"../rules/testdata/real/gw-envoy-local-istio.yaml", "../rules/testdata/real/gw-traefik.yml"} {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			rs, err := rules.Load(f, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			specs, _ := lab.RuleSpecs(rs)
+			opts := lab.DefaultOptions()
+			opts.Source = lab.Source{Trace: trace, Limit: 100, LimitSet: true}
+			opts.Rules.Files = []string{f}
+			a := replay(t, opts)
+			opts.Rules.Files, opts.Specs = nil, specs
+			b := replay(t, opts)
+			if a.decisions == "" || a.decisions != b.decisions {
+				t.Errorf("decisions differ between the rules and their specs (or are empty)")
+			}
+			for _, r := range a.res.Algorithms {
+				if r.Passed == r.Arrived && strings.Contains(r.Spec, "enabled=") {
+					t.Errorf("%s passed everything; the trace should meet the bucket", r.Spec)
+				}
+			}
+		})
 	}
 }
