@@ -29,7 +29,7 @@ func TestBadFiles(t *testing.T) {
 		{"envoy zero tokens", "envoy.yaml", "stat_prefix: x\ntoken_bucket:\n  max_tokens: 0\n  fill_interval: 1s\n", []string{"envoy.yaml:3:", "max_tokens"}},
 		{"envoy-ratelimit bad unit", "rl.yaml", "domain: d\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: fortnight\n      requests_per_unit: 5\n", []string{"rl.yaml:5:", "unit", "fortnight"}},
 		{"spring no rate", "app.yml", "spring:\n  cloud:\n    gateway:\n      routes:\n        - id: r\n          filters:\n            - name: RequestRateLimiter\n              args:\n                redis-rate-limiter.burstCapacity: 5\n", []string{"app.yml:7:", "replenishRate"}},
-		{"traefik zero average", "t.yml", "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 0\n", []string{"t.yml:5:", "average"}},
+		{"traefik negative average in a Middleware", "m.yaml", "apiVersion: traefik.io/v1alpha1\nkind: Middleware\nmetadata: {name: m}\nspec:\n  rateLimit:\n    average: -1\n", []string{"m.yaml:6:", "average", "0 or more"}},
 		{"kong bad policy", "kong.yaml", "_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n      minute: 5\n      policy: memcached\n", []string{"kong.yaml:6:", "policy"}},
 		{"r4j missing base", "r.yml", "resilience4j:\n  ratelimiter:\n    instances:\n      a:\n        baseConfig: nope\n", []string{"r.yml:5:", "baseConfig \"nope\""}},
 		{"empty", "r.json", "  \n", []string{"empty"}},
@@ -66,7 +66,6 @@ func TestNegativeLimitHint(t *testing.T) {
 	for _, c := range []struct {
 		name, file, content, want string
 	}{
-		{"traefik average", "t.yml", "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: -1\n", "average: is negative (-1); the reference ignores such a rule, so give a positive value"},
 		{"kong minute", "kong.yaml", "_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n      minute: -3\n", "minute: is negative (-3); the reference ignores such a rule, so give a positive value"},
 		{"kong minute 0", "kong.yaml", "_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n      minute: 0\n", "kong.yaml:5: rate-limiting config field minute: is 0; Kong's schema requires a limit above 0"},
 	} {

@@ -258,7 +258,7 @@ var formatReads = map[string]string{
 	"envoy-ratelimit": "descriptors with a rate_limit (a ConfigMap's data keys are read as files too)",
 	"spring":          "RequestRateLimiter filters under spring.cloud.gateway routes and default-filters, and resilience4j.ratelimiter.instances",
 	"traefik":         "rateLimit middlewares (http.middlewares.NAME.rateLimit in YAML or TOML, or a Middleware's spec.rateLimit)",
-	"kong":            "rate-limiting plugins (top level, or under services and routes)",
+	"kong":            "rate-limiting plugins (top level, or under services, routes and consumers; _plugin_configs)",
 	"resilience4j":    "resilience4j.ratelimiter.instances or its alias limiters (dotted keys such as resilience4j.ratelimiter.instances.NAME.limit-for-period too)",
 }
 

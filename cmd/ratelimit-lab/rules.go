@@ -51,12 +51,16 @@ are skipped with a note:
                    limit_req_dry_run, include (relative to the file)
   ingress-nginx    Ingress annotations limit-rps, limit-rpm,
                    limit-burst-multiplier, limit-connections
-  envoy-local      Envoy's local_ratelimit filter (token_bucket, descriptors)
-  envoy-ratelimit  envoyproxy/ratelimit's configuration (domain, descriptors)
+  envoy-local      Envoy's local_ratelimit filter (token_bucket, descriptors,
+                   filter_enabled/filter_enforced fractions)
+  envoy-ratelimit  envoyproxy/ratelimit's configuration (domain, descriptors),
+                   refused where the service refuses it
   spring           Spring Cloud Gateway application.yml (RequestRateLimiter)
   traefik          Traefik dynamic configuration, YAML or TOML (rateLimit
                    middlewares), or Middleware resources
-  kong             Kong declarative configuration (rate-limiting plugin)
+  kong             Kong declarative or decK file (rate-limiting plugins at the
+                   top level, under services, routes and consumers;
+                   _plugin_configs)
   resilience4j     resilience4j.ratelimiter.instances (or limiters) in application.yml
                    (dotted and kebab-case keys too)`,
 		Args: cobra.NoArgs,
@@ -64,12 +68,17 @@ are skipped with a note:
 	}
 	explain := &cobra.Command{
 		Use:   "explain FILE...",
-		Short: "Print each rule, the spec it becomes and every field it ignores",
-		Long: `Explain prints, for every rule of each file, the row it becomes: its name
-(the resource, zone, location or route), where it is in the file, the
-lab spec or chain that makes the same decisions (copy it into --algo to
-edit it), the trace columns it reads, and every field the lab ignores or
-cannot honour, with the reason.`,
+		Short: "Print each rule, its outcome, the spec it becomes and every field it ignores",
+		Long: `Explain prints, for every rule of each file, what the lab does with it:
+its name (the resource, zone, location or route), where it is in the
+file, its scope in the product (global, or a Kong service, route or
+consumer), and its outcome. A translated rule shows the lab spec or chain
+that makes the same decisions (copy it into --algo to edit it) and the
+trace columns it reads; an inactive rule (the product accepts it but
+limits nothing: a disabled Kong plugin, a Traefik average of 0) and a
+rule the lab does not simulate (Kong's limit_by path) have no row and say
+why. Every field the lab ignores or cannot honour is a note with the
+reason; "not simulated:" notes are repeated in run's notes.`,
 		Example: `  ratelimit-lab rules explain sentinel-flow-rules.json
   ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml`,
 		Args: cobra.MinimumNArgs(1),

@@ -230,7 +230,7 @@ func TestRulesNoRuleFixIsNotTheCommand(t *testing.T) {
 func TestRulesExplainAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "neg.json")
-	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": -1}\n]\n"), 0o644)
+	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": \"ten\"}\n]\n"), 0o644) // a count Sentinel cannot read refuses the file
 	for _, args := range [][]string{
 		{"rules", "explain", "../../examples/rules/kong.yaml", bad},
 		{"rules", "explain", "../../examples/rules/kong.yaml", "../../examples/rules/nginx.conf", filepath.Join(dir, "missing.yaml")},
