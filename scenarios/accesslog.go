@@ -133,8 +133,10 @@ type LogInfo struct {
 	// Duration names where TimeStart read each request's duration ("" for
 	// TimeEnd, or when the time field is already the start).
 	Duration string
-	// Sorted is set when the lines are replayed in time order (Sort).
-	Sorted bool
+	// Sorted is set when the lines are replayed in time order (Sort);
+	// OutOfOrder then counts the lines earlier than the one before them.
+	Sorted     bool
+	OutOfOrder int64
 	// Empty counts, per --key field in order, the requests whose value is
 	// empty, absent or "-".
 	Empty []int64
@@ -429,6 +431,7 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	}
 	info.Duration = s.durationName()
 	info.Empty = s.empty
+	info.OutOfOrder = s.back
 	return info, nil
 }
 
@@ -859,7 +862,7 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 	// vhost_combined "%v:%p", nginx's "$host").
 	br := bytes.IndexByte(line[p:], '[')
 	if br < 0 {
-		return "no [time] after the user field; check --trace-format (combined: ip - user [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 512 \"-\" \"agent\")"
+		return "no [time] after the client address, ident and user fields; check --trace-format (combined: ip - user [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 512 \"-\" \"agent\")"
 	}
 	head := line[p : p+br]
 	if len(head) == 0 || head[len(head)-1] != ' ' {

@@ -208,7 +208,7 @@ func TestAccessLogErrors(t *testing.T) {
 		{"undetectable", "hello [world]\n", LogOptions{}, `x.log:1: cannot tell the trace's format from its first 1 lines (the first is "hello [world]"); give --trace-format`},
 		{"empty", "", LogOptions{}, "x.log:1: the trace is empty; start it with the header line t_ms"},
 		{"not a header", "100\n", LogOptions{}, `x.log:1: the first line is "100", not the header t_ms`},
-		{"bad line 3", clfLine + "\n" + clfLine + "\n10.0.0.1 - - 10/Oct/2000 \"GET /\" 200 1\n", LogOptions{}, "x.log:3: no [time] after the user field"},
+		{"bad line 3", clfLine + "\n" + clfLine + "\n10.0.0.1 - - 10/Oct/2000 \"GET /\" 200 1\n", LogOptions{}, "x.log:3: no [time] after the client address, ident and user fields"},
 		{"bad time", strings.Replace(clfLine, "10/Oct", "10/Okt", 1) + "\n", LogOptions{Format: FormatCombined}, "x.log:1: the time [10/Okt/2000:13:55:36 -0700] is not [day/Mon/year:hour:minute:second zone]"},
 		{"31 Feb", strings.Replace(clfLine, "10/Oct", "31/Feb", 1) + "\n", LogOptions{Format: FormatCombined}, "x.log:1: the time [31/Feb/2000"},
 		{"unclosed request", "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1 200 5\n", LogOptions{Format: FormatCommon}, `x.log:1: the "request" has no closing quote`},
