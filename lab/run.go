@@ -175,7 +175,7 @@ func (r *Run) WriteSummary(out, side io.Writer, wide bool, width int) error {
 	}
 	if o.Format == "table" {
 		if r.Keys != nil && o.Top > 0 {
-			if err := report.WriteTopKeys(out, r.Result.Result, r.Keys.Name, o.Top, width); err != nil {
+			if err := report.WriteTopKeys(out, r.Result.Result, terminalNames(r.Keys.Name), o.Top, width); err != nil {
 				return err
 			}
 		}

@@ -408,6 +408,12 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	if err != nil {
 		return info, err
 	}
+	if info.N == 0 && s.nBad > 0 {
+		return info, fmt.Errorf("%s: every line was skipped as bad (%d; the first: %s); check --trace-format", name, s.nBad, s.firstBad[0])
+	}
+	if info.N == 0 && s.nonRequests > 0 {
+		return info, fmt.Errorf("%s: none of the log's %d entries is a request (none has a request field such as %s); check that it is an access log, or name its key with --key", name, s.nonRequests, strings.Join(requestFieldNames[:4], ", "))
+	}
 	if info.N == 0 {
 		return info, fmt.Errorf("%s: the log has no requests; check the file (blank lines are skipped)", name)
 	}
@@ -906,6 +912,9 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 	if c := bytes.IndexByte(addr, ','); c >= 0 {
 		addr = bytes.TrimSpace(addr[:c])
 	}
+	if len(addr) == 0 {
+		return "the client address list starts with ','; check --trace-format"
+	}
 	rec.f[fIP] = addr
 	rec.f[fUser] = head[tk[n-1][0]:tk[n-1][1]]
 	p += br
@@ -961,14 +970,19 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 	p += sp
 	rec.f[fReferer], rec.f[fAgent] = nil, nil
 	if p+1 < len(line) && line[p+1] == '"' {
+		// A quote after the byte count starts the combined format's
+		// referer and user agent: both must be closed (a line cut in the
+		// middle of them is bad, not a common line).
 		ref, np, ok := quoted(line, p+2)
-		if ok && np+1 < len(line) && line[np] == ' ' && line[np+1] == '"' {
-			agent, _, ok2 := quoted(line, np+2)
-			if ok2 {
-				rec.f[fReferer], rec.f[fAgent] = ref, agent
-				rec.combined = true
-			}
+		if !ok || np+1 >= len(line) || line[np] != ' ' || line[np+1] != '"' {
+			return "the referer after the byte count is not followed by a quoted user agent; fix or remove the line"
 		}
+		agent, _, ok := quoted(line, np+2)
+		if !ok {
+			return "the user agent has no closing quote; fix or remove the line"
+		}
+		rec.f[fReferer], rec.f[fAgent] = ref, agent
+		rec.combined = true
 	}
 	return ""
 }

@@ -415,7 +415,12 @@ func FuzzParseAccessLog(f *testing.F) {
 	f.Add([]byte("1700000000.1 "+clfLine+"\n"), uint8(2))
 	f.Add([]byte(`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5`+"\n"), uint8(3))
 	f.Add([]byte(`{"time": 1.5, "ip": "a"}`+"\n"), uint8(4))
-	fuzzLog(f, []string{FormatAuto, FormatCombined, FormatCommon, FormatAuto, FormatJSONL}, [][]string{{"ip", "path"}, {"agent"}, {"status"}, {"user"}, {"ip"}})
+	for _, name := range []string{"nginx-vhost.log", "xff.log", "apache-mixed.log", "truncated.log", "merged.log", "nginx-rt.log"} {
+		data, _ := os.ReadFile("testdata/logs/" + name)
+		f.Add(data, uint8(0))
+		f.Add(data, uint8(16|32|64))
+	}
+	fuzzLog(f, []string{FormatAuto, FormatCombined, FormatCommon, FormatAuto, FormatJSONL}, [][]string{{"ip", "path"}, {"agent", "vhost"}, {"status"}, {"user"}, {"ip"}})
 }
 
 // FuzzParseJSONLog: the same for JSON-lines logs.
@@ -424,17 +429,31 @@ func FuzzParseJSONLog(f *testing.F) {
 	f.Add(data[:500], uint8(0))
 	f.Add([]byte(`{"ts": "2024-12-01T11:00:00.5Z", "k": {"x": [1, "}"]}, "ip": "a\"b"}`+"\n"), uint8(1))
 	f.Add([]byte(`{"time": 1700000000123, "ip": null}`+"\n"+`{"time": 17e8, "ip": 5}`), uint8(0))
-	fuzzLog(f, []string{FormatJSONL, FormatAuto}, [][]string{{"remote_addr"}, {"ip"}})
+	for _, name := range []string{"traefik.json", "envoy.json", "caddy.json", "nginx-rt.jsonl"} {
+		data, _ := os.ReadFile("testdata/logs/" + name)
+		f.Add(data, uint8(1))
+		f.Add(data, uint8(1|16|32|64))
+	}
+	fuzzLog(f, []string{FormatJSONL, FormatAuto}, [][]string{{"remote_addr"}, {"ip", "request.client_ip", "request.headers.X-Forwarded-For"}})
 }
 
 func fuzzLog(f *testing.F, formats []string, keys [][]string) {
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		m := int(mode) % len(formats)
+		// The low four bits choose the format and keys; the next three
+		// --bad-lines skip, --sort and --time start.
+		m := int(mode&15) % len(formats)
 		p := filepath.Join(t.TempDir(), "f.log")
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		o := LogOptions{Format: formats[m], Keys: keys[m%len(keys)]}
+		if mode&16 != 0 {
+			o.BadLines = BadLinesSkip
+		}
+		o.Sort = mode&32 != 0
+		if mode&64 != 0 {
+			o.Time = TimeStart
+		}
 		info, err := ScanLog(p, "f.log", o)
 		if err != nil {
 			msg := err.Error()
@@ -460,12 +479,17 @@ func fuzzLog(f *testing.F, formats []string, keys [][]string) {
 		defer st.Close()
 		ks := st.(KeyedStream)
 		var n int64
+		var prev time.Duration
 		for {
 			a, ok := st.Next()
 			if !ok {
 				break
 			}
 			n++
+			if a.At < prev {
+				t.Fatalf("arrival %d at %v after one at %v: replays are in time order", n, a.At, prev)
+			}
+			prev = a.At
 			if a.At < 0 || a.At > info.End || a.At != a.Clock {
 				t.Fatalf("arrival %v outside [0, %v]", a.At, info.End)
 			}
