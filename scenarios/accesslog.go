@@ -692,7 +692,7 @@ func (s *logStream) bad(msg string) bool {
 	}
 	s.nBad++
 	if len(s.firstBad) < MaxFirstBad {
-		s.firstBad = append(s.firstBad, fmt.Sprintf("%s:%d: %s", s.name, s.line, clip(oneLine(msg))))
+		s.firstBad = append(s.firstBad, fmt.Sprintf("%s:%d: %s", s.name, s.line, oneLine(msg)))
 	}
 	return true
 }
@@ -866,8 +866,8 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 	// header logged in its place): its first element, the client, is the
 	// ip. Another field before it is the virtual host (Apache's
 	// vhost_combined "%v:%p", nginx's "$host").
-	br := bytes.IndexByte(line[p:], '[')
-	if br < 0 {
+	br := bytes.Index(line[p:], []byte(" [")) + 1 // the [time] follows a space; a '[' inside a field does not count
+	if br <= 0 {
 		return "no [time] after the client address, ident and user fields; check --trace-format (combined: ip - user [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 512 \"-\" \"agent\")"
 	}
 	head := line[p : p+br]
