@@ -217,6 +217,9 @@ func TestAccessLogErrors(t *testing.T) {
 		{"key on csv", "t_ms\n1\n", LogOptions{Keys: []string{"ip"}}, "--key applies to access logs; a CSV trace names its key columns in its header"},
 		{"user on csv", "t_ms\n1\n", LogOptions{User: "u"}, "--user applies to access logs"},
 		{"time-field on combined", clfLine + "\n", LogOptions{TimeField: "ts"}, "--time-field applies to JSON-lines logs"},
+		{"sort on csv", "t_ms\n1\n", LogOptions{Sort: true}, "--sort applies to access logs; a CSV trace's steps back are clock steps"},
+		{"time start on csv", "t_ms\n1\n", LogOptions{Time: TimeStart}, "--time start applies to access logs"},
+		{"json time start without duration", `{"time": 1.5, "ip": "a"}` + "\n", LogOptions{Time: TimeStart}, `x.log: --time start subtracts each request's duration from its time "time", and no line of the first 1 has request_time or duration`},
 		{"csv error", "t_ms,key\n1,a\nx,b\n", LogOptions{}, `x.log:3: t_ms: "x" is not a decimal number`},
 		{"csv empty", "t_ms,key\n", LogOptions{}, "x.log: the trace has no timestamps after the header"},
 		{"json not object", "[1,2]\n", LogOptions{Format: FormatJSONL}, "x.log:1: the line is not a JSON object"},
@@ -528,6 +531,43 @@ func BenchmarkParseCombined(b *testing.B) {
 	var n int64
 	for i := 0; i < b.N; i++ {
 		st, err := OpenLog(p, "bench.log", LogOptions{Keys: []string{"ip"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, ok := st.Next(); !ok {
+				break
+			}
+			n++
+		}
+		if err := st.Err(); err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkParseJSONNested reads a Caddy-shaped JSON log keyed by a
+// nested field (request.client_ip) from memory.
+func BenchmarkParseJSONNested(b *testing.B) {
+	var buf bytes.Buffer
+	r := rand.New(rand.NewPCG(1, 1))
+	const lines = 100_000
+	for i := 0; i < lines; i++ {
+		fmt.Fprintf(&buf, `{"level":"info","ts":%d.%06d,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"10.0.0.1","remote_port":"39612","client_ip":"10.%d.%d.%d","proto":"HTTP/2.0","method":"GET","host":"api.example.com","uri":"/v1/items/%d","headers":{"User-Agent":["curl/8.5.0"],"Accept":["*/*"]}},"bytes_read":0,"user_id":"","duration":0.0021,"size":512,"status":200}`+"\n",
+			1733047200+i/1000, (i%1000)*1000, r.IntN(2), r.IntN(10), r.IntN(100), r.IntN(1000))
+	}
+	p := filepath.Join(b.TempDir(), "bench.json")
+	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n int64
+	for i := 0; i < b.N; i++ {
+		st, err := OpenLog(p, "bench.json", LogOptions{Keys: []string{"request.client_ip"}})
 		if err != nil {
 			b.Fatal(err)
 		}
