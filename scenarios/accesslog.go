@@ -467,6 +467,7 @@ type logStream struct {
 	wpath       [][][]byte // jsonl: wanted split at its dots
 	nFields     int        // jsonl: wanted[nTime:nFields] are the --key and --user fields
 	isReq       bool       // jsonl: the line has a request field
+	firstDone   bool       // jsonl: first holds the first line's fields
 
 	origin    int64 // Unix ns of time 0
 	hasOrigin bool

@@ -49,6 +49,7 @@ func (s *logStream) sampleJSON(lines [][]byte, o LogOptions) error {
 	defer func() {
 		s.line = 0
 		clear(s.seen)
+		s.firstDone = len(lines) > 0 // the sample's first line named s.first
 	}()
 	parsed := false // a sampled line is a JSON object (else the first line's error says why)
 	for n, line := range lines {
@@ -232,7 +233,7 @@ func (s *logStream) scanObject(b []byte) string {
 			}
 			name = []byte(u)
 		}
-		if s.line == 1 {
+		if s.line == 1 && !s.firstDone {
 			s.first = append(s.first, string(name))
 		}
 		p = skipWS(b, np)

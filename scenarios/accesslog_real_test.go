@@ -507,3 +507,13 @@ func hasDupKeys(obj string) bool {
 		}
 	}
 }
+
+// The fields an error lists are the first line's, once (the sample and
+// the read both see line 1).
+func TestLogFirstFieldsOnce(t *testing.T) {
+	p := writeTemp(t, "f.jsonl", `{"time": 1, "ip": "a"}`+"\n")
+	_, err := ScanLog(p, "f.jsonl", LogOptions{Keys: []string{"host"}})
+	if err == nil || err.Error() != `--key "host" is a field of no line of f.jsonl; use one of the fields the first line has: time, ip` {
+		t.Errorf("%v", err)
+	}
+}
