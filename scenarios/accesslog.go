@@ -10,8 +10,10 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Trace formats (--trace-format). Auto tells them apart by the first line:
@@ -595,7 +597,7 @@ func (s *logStream) checkSeen() error {
 			if s.hasUser && i == s.user {
 				flag = "--user"
 			}
-			return fmt.Errorf("%s %q is a field of no line of %s; use one of the fields the first line has: %s", flag, s.wanted[i], s.name, strings.Join(s.first, ", "))
+			return fmt.Errorf("%s %q is a field of no line of %s; use one of the fields the first line has: %s", flag, s.wanted[i], s.name, printable(strings.Join(s.first, ", ")))
 		}
 	}
 	return nil
@@ -1029,19 +1031,19 @@ func (s *logStream) clfTime(rec *clfRecord) (int64, string) {
 	}
 	sec, ok := parseTimeLocal(tl)
 	if ok && !inNanoRange(sec, 0) {
-		return 0, fmt.Sprintf("the time [%s] %s", clip(string(tl)), outsideNanos)
+		return 0, fmt.Sprintf("the time [%s] %s", printable(clip(string(tl))), outsideNanos)
 	}
 	if !ok {
 		// Apache's %{...}t.%{msec_frac}t ([10/Oct/2000:13:55:36.123 -0700])
 		// or a number ([1700000000.123], [1700000000123]).
 		ns, frac, ok := parseTimeLocalFrac(tl)
 		if ok && ns == outOfNanos {
-			return 0, fmt.Sprintf("the time [%s] %s", clip(string(tl)), outsideNanos)
+			return 0, fmt.Sprintf("the time [%s] %s", printable(clip(string(tl))), outsideNanos)
 		}
 		if !ok {
 			var msg string
 			if ns, frac, msg = jsonTime(tl); msg != "" || len(tl) == 0 || tl[0] < '0' || tl[0] > '9' || bytes.IndexByte(tl, '/') >= 0 {
-				return 0, fmt.Sprintf("the time [%s] is not [day/Mon/year:hour:minute:second zone], e.g. [10/Oct/2000:13:55:36 -0700] (or with .123 after the seconds, or seconds since 1970); fix the line", clip(string(tl)))
+				return 0, fmt.Sprintf("the time [%s] is not [day/Mon/year:hour:minute:second zone], e.g. [10/Oct/2000:13:55:36 -0700] (or with .123 after the seconds, or seconds since 1970); fix the line", printable(clip(string(tl))))
 			}
 		}
 		if frac {
@@ -1203,4 +1205,17 @@ func decimalNanos(b []byte, unit int64) (ns int64, frac bool, ok bool) {
 		ns += int64(c-'0') * scale
 	}
 	return ns, hasDot, true
+}
+
+// printable is s when every rune is printable (strconv.IsPrint), else s
+// quoted with Go's escapes and without its outer quotes: text from a log
+// in a message cannot move the terminal's cursor or clear its screen.
+func printable(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
+			q := strconv.Quote(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
 }

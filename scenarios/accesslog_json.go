@@ -78,9 +78,9 @@ func (s *logStream) sampleJSON(lines [][]byte, o LogOptions) error {
 	if s.timeIdx < 0 && parsed {
 		s.line = 1
 		if s.nTime == 1 {
-			return fmt.Errorf("%s:1: the first line has no field %q; name the time field with --time-field (the line's fields: %s)", s.name, s.wanted[0], strings.Join(s.first, ", "))
+			return fmt.Errorf("%s:1: the first line has no field %q; name the time field with --time-field (the line's fields: %s)", s.name, s.wanted[0], printable(strings.Join(s.first, ", ")))
 		}
-		return fmt.Errorf("%s:1: the first line has none of the usual time fields (%s); name it with --time-field (the line's fields: %s)", s.name, strings.Join(jsonTimeFields, ", "), strings.Join(s.first, ", "))
+		return fmt.Errorf("%s:1: the first line has none of the usual time fields (%s); name it with --time-field (the line's fields: %s)", s.name, strings.Join(jsonTimeFields, ", "), printable(strings.Join(s.first, ", ")))
 	}
 	if s.startTime && s.timeIdx < nStartFields && o.TimeField == "" {
 		s.durIdx = -1 // the time is already the request's start
@@ -165,9 +165,9 @@ func (s *logStream) jsonLine(line []byte, abs *int64, a *Arrival) (int, string) 
 	if s.timeIdx < 0 { // no sampled line was a JSON object
 		if s.timeIdx = pickTimeField(s.vals[:s.nTime]); s.timeIdx < 0 {
 			if s.nTime == 1 {
-				s.fail("no line has the field %q; name the time field with --time-field (this line's fields: %s)", s.wanted[0], strings.Join(s.first, ", "))
+				s.fail("no line has the field %q; name the time field with --time-field (this line's fields: %s)", s.wanted[0], printable(strings.Join(s.first, ", ")))
 			} else {
-				s.fail("no line has any of the usual time fields (%s); name it with --time-field (this line's fields: %s)", strings.Join(jsonTimeFields, ", "), strings.Join(s.first, ", "))
+				s.fail("no line has any of the usual time fields (%s); name it with --time-field (this line's fields: %s)", strings.Join(jsonTimeFields, ", "), printable(strings.Join(s.first, ", ")))
 			}
 			return lineBad, ""
 		}

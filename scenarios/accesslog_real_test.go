@@ -517,3 +517,17 @@ func TestLogFirstFieldsOnce(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// Text from the log in a message is escaped when it is not printable.
+func TestLogMessagesEscaped(t *testing.T) {
+	p := writeTemp(t, "e.log", "1.2.3.4 - - [\x1b[2J] \"GET / HTTP/1.1\" 200 5\n")
+	_, err := ScanLog(p, "e.log", LogOptions{Format: FormatCommon})
+	if err == nil || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `the time [\x1b[2J] is not`) {
+		t.Errorf("%q", err)
+	}
+	p = writeTemp(t, "e.jsonl", "{\"\\u001b[2J\": 1}\n")
+	_, err = ScanLog(p, "e.jsonl", LogOptions{})
+	if err == nil || strings.Contains(err.Error(), "\x1b") {
+		t.Errorf("%q", err)
+	}
+}
