@@ -55,6 +55,12 @@ func byTime(a, b sortRec) int { return cmp.Compare(a.at, b.at) }
 // the earlier run, so the order is stable and memory stays bounded by one
 // chunk plus one buffered reader per run. Close removes the directory (an
 // error or a cancelled run closes the stream too).
+//
+// github.com/lanrat/extsort would do the spilling, but its package doc
+// says it is an unstable external sort (sort_generic.go: chunks sorted by
+// slices.SortFunc on parallel workers), so equal times would need a line
+// number in every record and goroutines besides; the merge here is a
+// hundred lines with no dependency.
 type sortedLog struct {
 	*logStream
 	started bool
