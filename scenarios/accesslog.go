@@ -182,7 +182,9 @@ func openInput(path, name string) (*input, error) {
 
 // DetectFormat tells a trace's format from a sample of its first lines
 // (one line or many): "" when it is none of them. The first non-blank line
-// decides CSV (the header t_ms) and JSON lines ('{'); otherwise the sample
+// decides CSV (the header t_ms) and JSON lines ('{'), and so do most
+// sampled lines starting with '{' (a log whose first line is junk or
+// cut); otherwise the sample
 // is a combined or common log when any of its lines parses as one, and
 // combined when any parsed line has the referer and user agent (a log may
 // mix both shapes, as Apache's may). A line starting with nginx's $msec
@@ -198,6 +200,15 @@ func DetectFormat(sample []byte) string {
 		return FormatCSV
 	case len(first) > 0 && first[0] == '{':
 		return FormatJSONL
+	}
+	objects := 0
+	for _, l := range lines {
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] == '{' {
+			objects++
+		}
+	}
+	if 2*objects > len(lines) {
+		return FormatJSONL // most lines are objects: the others are bad lines
 	}
 	s := &logStream{}
 	s.msec = hasMsecPrefix(lines[0])
@@ -306,7 +317,11 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 		switch {
 		case format != "":
 		case bytes.ContainsAny(first, "[\"{"):
-			return nil, fmt.Errorf("%s:1: cannot tell the trace's format from its first %d lines (the first is %q); give --trace-format csv, combined, common or jsonl", name, len(sampleOf(sample)), clip(string(first)))
+			what := "line"
+			if n := len(sampleOf(sample)); n > 1 {
+				what = fmt.Sprintf("%d lines", n)
+			}
+			return nil, fmt.Errorf("%s:1: cannot tell the trace's format from its first %s (the first is %q); give --trace-format csv, combined, common or jsonl", name, what, clip(string(first)))
 		case o.TimeField != "":
 			// Only a JSON-lines log has a time field: its parser says
 			// what is wrong with the line.

@@ -125,6 +125,8 @@ func TestDetectFormatSample(t *testing.T) {
 		{"t_ms,key\n1,a\n", FormatCSV},
 		{"\n\n{\"ts\": 1}\n", FormatJSONL},
 		{"hello\nworld\n", ""},
+		{"# caddy log\n{\"ts\": 1}\n{\"ts\": 2}\n", FormatJSONL},
+		{"# two\n# comments\n{\"ts\": 2}\n", ""},
 		{"", ""},
 	} {
 		if got := DetectFormat([]byte(tc.sample)); got != tc.want {

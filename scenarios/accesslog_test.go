@@ -205,7 +205,7 @@ func TestAccessLogErrors(t *testing.T) {
 		{"key twice", clfLine + "\n", LogOptions{Keys: []string{"ip", "ip"}}, `--key "ip" is given twice`},
 		{"too many keys", clfLine + "\n", LogOptions{Keys: []string{"ip", "path", "agent", "status"}}, `--key names 4 fields; give at most 3`},
 		{"unknown format", clfLine + "\n", LogOptions{Format: "apache"}, `--trace-format "apache" is unknown; use one of auto, csv, combined, common, jsonl`},
-		{"undetectable", "hello [world]\n", LogOptions{}, `x.log:1: cannot tell the trace's format from its first 1 lines (the first is "hello [world]"); give --trace-format`},
+		{"undetectable", "hello [world]\n", LogOptions{}, `x.log:1: cannot tell the trace's format from its first line (the first is "hello [world]"); give --trace-format`},
 		{"empty", "", LogOptions{}, "x.log:1: the trace is empty; start it with the header line t_ms"},
 		{"not a header", "100\n", LogOptions{}, `x.log:1: the first line is "100", not the header t_ms`},
 		{"bad line 3", clfLine + "\n" + clfLine + "\n10.0.0.1 - - 10/Oct/2000 \"GET /\" 200 1\n", LogOptions{}, "x.log:3: no [time] after the client address, ident and user fields"},
