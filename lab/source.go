@@ -201,7 +201,7 @@ func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*sour
 		path, s.spool = spool, spool
 	}
 	lo := scenarios.LogOptions{Format: o.TraceFormat, Keys: o.Keys, User: o.User, TimeField: o.TimeField,
-		BadLines: o.BadLines, Sort: o.Sort, Time: o.Time}
+		BadLines: o.BadLines, Sort: o.Sort, Time: o.Time, Context: ctx}
 	info, err := scenarios.ScanLog(path, name, lo)
 	if err != nil {
 		s.cleanup()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -105,6 +106,10 @@ type LogOptions struct {
 	// logged time minus the request's duration ($request_time), for logs
 	// written when a request ends. TimeStart implies Sort.
 	Time string
+	// Context, when set, stops ScanLog's pass and Sort's reading of the
+	// whole log (checked every few thousand lines) once it is done: its
+	// error is the stream's.
+	Context context.Context
 }
 
 // LogInfo is what ScanLog learns from a whole trace file.
@@ -369,7 +374,7 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 		return nil, fmt.Errorf("--time %q is unknown; use end (the time the log wrote) or start (that time minus the request's duration, $request_time)", o.Time)
 	}
 	s := &logStream{name: name, in: in, format: format, keys: NewKeyTable(), user: -1, whole: true,
-		skipBad: o.BadLines == BadLinesSkip, startTime: o.Time == TimeStart, allowBack: o.Sort || o.Time == TimeStart}
+		skipBad: o.BadLines == BadLinesSkip, startTime: o.Time == TimeStart, allowBack: o.Sort || o.Time == TimeStart, ctx: o.Context}
 	if !o.Origin.IsZero() {
 		s.origin, s.hasOrigin = o.Origin.UnixNano(), true
 	}
@@ -472,6 +477,7 @@ type logStream struct {
 	startTime bool // --time start
 	allowBack bool // lines may step back (a sortedLog reads this stream)
 	noNL      bool // the line read has no line break (the file's last)
+	ctx       context.Context
 
 	nBad        int64
 	firstBad    []string
@@ -783,6 +789,9 @@ func (s *logStream) Next() (Arrival, bool) {
 		}
 		line, ok := s.readLine()
 		if !ok {
+			return Arrival{}, false
+		}
+		if s.line&8191 == 0 && s.stopped() {
 			return Arrival{}, false
 		}
 		a = Arrival{Keys: [MaxKeyColumns]int32{NoKey, NoKey, NoKey, NoKey}, User: NoKey}
@@ -1233,4 +1242,17 @@ func printable(s string) string {
 		}
 	}
 	return s
+}
+
+// stopped reports, during ScanLog's pass or a sort's read, whether the
+// context is done, and then ends the stream with its error.
+func (s *logStream) stopped() bool {
+	if s.ctx == nil || !s.scanning && !s.allowBack {
+		return false
+	}
+	if err := s.ctx.Err(); err != nil {
+		s.err, s.done = err, true
+		return true
+	}
+	return false
 }

@@ -3,7 +3,9 @@ package scenarios
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -531,5 +533,31 @@ func TestLogMessagesEscaped(t *testing.T) {
 	_, err = ScanLog(p, "e.jsonl", LogOptions{})
 	if err == nil || strings.Contains(err.Error(), "\x1b") {
 		t.Errorf("%q", err)
+	}
+}
+
+// A done context stops ScanLog's pass and the sort's read with its error.
+func TestLogContextStops(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, `{"time": %d, "ip": "a"}`+"\n", 1700000000+i%7)
+	}
+	p := writeTemp(t, "c.jsonl", b.String())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ScanLog(p, "c", LogOptions{Sort: true, Context: ctx}); !errors.Is(err, context.Canceled) {
+		t.Errorf("scan: %v", err)
+	}
+	info, err := ScanLog(p, "c", LogOptions{Sort: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenLog(p, "c", LogOptions{Sort: true, Context: ctx, Origin: info.Origin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, ok := st.Next(); ok || !errors.Is(st.Err(), context.Canceled) {
+		t.Errorf("sort: %v %v", ok, st.Err())
 	}
 }
