@@ -524,6 +524,7 @@ type clfRecord struct {
 	f        [nCLF][]byte
 	time     []byte
 	combined bool
+	rest     []byte // what follows the byte count, or the user agent
 }
 
 func (s *logStream) fail(format string, args ...any) (Arrival, bool) {
@@ -742,7 +743,7 @@ func (s *logStream) parseLine(line []byte, abs *int64, a *Arrival) (int, string)
 		return lineBad, msg
 	}
 	if s.startTime {
-		rt, ok := trailingSeconds(line)
+		rt, ok := trailingSeconds(rec.rest) // after the byte count (common) or the agent: never the byte count
 		if !ok {
 			return lineBad, "no $request_time (seconds, e.g. 0.125) at the end of the line, which --time start subtracts; append $request_time to the log_format, or replay with --time end"
 		}
@@ -772,6 +773,9 @@ func (s *logStream) keyShift() int { return len(s.cols) - len(s.empty) }
 func trailingSeconds(line []byte) (int64, bool) {
 	line = bytes.TrimRight(line, " \t")
 	sp := bytes.LastIndexAny(line, " \t")
+	if sp < 0 {
+		return 0, false // no field after the format's last
+	}
 	tok := line[sp+1:]
 	if len(tok) > 0 && tok[0] == '"' && tok[len(tok)-1] == '"' && len(tok) > 2 {
 		tok = tok[1 : len(tok)-1]
@@ -996,6 +1000,7 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 	}
 	p += sp
 	rec.f[fReferer], rec.f[fAgent] = nil, nil
+	rec.rest = line[p:]
 	if p+1 < len(line) && line[p+1] == '"' {
 		// A quote after the byte count starts the combined format's
 		// referer and user agent: both must be closed (a line cut in the
@@ -1004,12 +1009,13 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 		if !ok || np+1 >= len(line) || line[np] != ' ' || line[np+1] != '"' {
 			return "the referer after the byte count is not followed by a quoted user agent; fix or remove the line"
 		}
-		agent, _, ok := quoted(line, np+2)
+		agent, end, ok := quoted(line, np+2)
 		if !ok {
 			return "the user agent has no closing quote; fix or remove the line"
 		}
 		rec.f[fReferer], rec.f[fAgent] = ref, agent
 		rec.combined = true
+		rec.rest = line[end:]
 	}
 	return ""
 }

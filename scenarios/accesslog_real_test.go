@@ -371,6 +371,15 @@ func TestLogTimeStart(t *testing.T) {
 	if _, err := ScanLog(logs+"nginx-vhost.log", "v.log", LogOptions{Time: TimeStart}); err == nil || !strings.HasPrefix(err.Error(), "v.log:1: no $request_time (seconds, e.g. 0.125) at the end of the line") {
 		t.Errorf("%v", err)
 	}
+	// A common line's last field is its byte count, not a duration.
+	p := writeTemp(t, "c.log", "1.2.3.4 - - [01/Dec/2024:10:00:05 +0000] \"GET / HTTP/1.1\" 200 5\n")
+	if _, err := ScanLog(p, "c.log", LogOptions{Time: TimeStart}); err == nil || !strings.HasPrefix(err.Error(), "c.log:1: no $request_time") {
+		t.Errorf("common: %v", err)
+	}
+	p = writeTemp(t, "c.log", "1.2.3.4 - - [01/Dec/2024:10:00:05 +0000] \"GET / HTTP/1.1\" 200 5 0.5\n")
+	if info, err := ScanLog(p, "c.log", LogOptions{Time: TimeStart}); err != nil || !info.Origin.Equal(time.Date(2024, 12, 1, 10, 0, 4, 5e8, time.UTC)) {
+		t.Errorf("common with $request_time: %+v %v", info, err)
+	}
 	// A start field is already the start.
 	info, _ = replayLog(t, logs+"traefik.json", LogOptions{Time: TimeStart})
 	if info.Duration != "" || info.TimeField != "StartUTC" {
