@@ -897,7 +897,20 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 	// header logged in its place): its first element, the client, is the
 	// ip. Another field before it is the virtual host (Apache's
 	// vhost_combined "%v:%p", nginx's "$host").
-	br := bytes.Index(line[p:], []byte(" [")) + 1 // the [time] follows a space; a '[' inside a field does not count
+	// The [time] is the first '[' after a space; a '[' inside a field
+	// (an escape sequence in an address) does not start it.
+	br := -1
+	for q := p; ; {
+		i := bytes.IndexByte(line[q:], '[')
+		if i < 0 {
+			break
+		}
+		if q+i > p && line[q+i-1] == ' ' {
+			br = q + i - p
+			break
+		}
+		q += i + 1
+	}
 	if br <= 0 {
 		return "no [time] after the client address, ident and user fields; check --trace-format (combined: ip - user [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 512 \"-\" \"agent\")"
 	}
@@ -914,9 +927,9 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 			i++
 			continue
 		}
-		j := i
-		for j < len(head) && head[j] != ' ' {
-			j++
+		j := len(head)
+		if e := bytes.IndexByte(head[i:], ' '); e >= 0 {
+			j = i + e
 		}
 		if n > 0 && head[tk[n-1][1]-1] == ',' {
 			tk[n-1][1] = j
@@ -940,8 +953,11 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 		rec.f[fVhost] = head[tk[0][0]:tk[0][1]]
 	}
 	addr := head[tk[n-3][0]:tk[n-3][1]]
-	if c := bytes.IndexByte(addr, ','); c >= 0 {
-		addr = bytes.TrimSpace(addr[:c])
+	for c, b := range addr { // an address list: its first element
+		if b == ',' {
+			addr = bytes.TrimSpace(addr[:c])
+			break
+		}
 	}
 	if len(addr) == 0 {
 		return "the client address list starts with ','; check --trace-format"
