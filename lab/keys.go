@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
@@ -172,6 +174,31 @@ func (p *peekStream) StepsBack() (int64, time.Duration) {
 		return c.StepsBack()
 	}
 	return 0, 0
+}
+
+// TerminalKey is a key as the terminal shows it: as it is when every rune
+// is printable (strconv.IsPrint: letters, marks, numbers, punctuation,
+// symbols and the ASCII space) and it does not start with a quote, else
+// quoted as strconv.Quote does, so a key read from a log that holds a line
+// break, an escape sequence (ESC [2J), a bidirectional override or bytes
+// that are not UTF-8 shows as escapes and cannot move the cursor or
+// rewrite the screen. Files keep the raw key (keys.csv quotes it as CSV
+// does, summary.json as JSON does).
+func TerminalKey(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// terminalNames wraps a key table's Name for what the terminal prints.
+func terminalNames(name func(int32) string) func(int32) string {
+	return func(id int32) string { return TerminalKey(name(id)) }
 }
 
 // registryName is the name of a spec's first stage.

@@ -249,6 +249,8 @@ type Result struct {
 	// Seed is the scenario's random seed (HasSeed false for a trace).
 	Seed    uint64
 	HasSeed bool
+	// log is summary.json's "log" object (how an access log was read).
+	log *logSummary
 }
 
 // Replay runs the plan's arrivals through its limiters. A plan replays
@@ -281,7 +283,7 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 		return nil, err
 	}
 	labelRows(res, p.labels, len(p.opts.Specs))
-	r := &Result{Result: res, Keys: keyTable, Seed: p.src.Seed, HasSeed: p.src.HasSeed}
+	r := &Result{Result: res, Keys: keyTable, Seed: p.src.Seed, HasSeed: p.src.HasSeed, log: p.src.log}
 	for _, l := range p.limiters {
 		r.Warnings = append(r.Warnings, warnings(l)...)
 	}

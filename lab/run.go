@@ -127,7 +127,7 @@ func WriteRunFiles(ctx context.Context, dir FileWriter, res *Result, o FileOptio
 	if err := dir.WriteFile("series.csv", func(w io.Writer) error { return simulator.WriteSeriesCSV(w, res.Result) }); err != nil {
 		return nil, err
 	}
-	if err := dir.WriteFile("summary.json", func(w io.Writer) error { return simulator.WriteSummaryJSON(w, res.Result) }); err != nil {
+	if err := dir.WriteFile("summary.json", func(w io.Writer) error { return writeSummaryJSON(w, res) }); err != nil {
 		return nil, err
 	}
 	files := []string{"series.csv", "summary.json"}
@@ -175,7 +175,7 @@ func (r *Run) WriteSummary(out, side io.Writer, wide bool, width int) error {
 	}
 	if o.Format == "table" {
 		if r.Keys != nil && o.Top > 0 {
-			if err := report.WriteTopKeys(out, r.Result.Result, r.Keys.Name, o.Top, width); err != nil {
+			if err := report.WriteTopKeys(out, r.Result.Result, terminalNames(r.Keys.Name), o.Top, width); err != nil {
 				return err
 			}
 		}

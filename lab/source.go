@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
+	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 )
 
 // Source chooses the arrivals of a run: a catalog scenario or a YAML
@@ -41,6 +44,12 @@ type Source struct {
 	Keys        []string
 	User        string
 	TimeField   string
+	// BadLines, Sort and Time say how to read an access log's bad lines,
+	// its order and its times (--bad-lines, --sort, --time; see
+	// scenarios.LogOptions).
+	BadLines string
+	Sort     bool
+	Time     string
 }
 
 // source is a resolved set of arrivals with its run settings.
@@ -67,11 +76,20 @@ type source struct {
 	Notes []string
 	// Origin is the absolute time of an access log's 0 (zero otherwise).
 	Origin time.Time
+	// Warnings say what in an access log is likely a mistake (a --key
+	// field empty on most lines); printed before the notes.
+	Warnings []string
+	// log is what summary.json says of how an access log was read, nil
+	// when there is nothing beyond the defaults.
+	log *logSummary
 }
 
-// printNotes writes the source's notes, one "note:" each, wrapped to fit
-// columns as the report's notes are.
+// printNotes writes the source's warnings and notes, one "warning:" or
+// "note:" each, wrapped to fit columns as the report's notes are.
 func (s *source) printNotes(w io.Writer, fit int) {
+	for _, n := range s.Warnings {
+		report.WriteNote(w, "warning: ", n, fit)
+	}
 	for _, n := range s.Notes {
 		report.WriteNote(w, "note: ", n, fit)
 	}
@@ -102,7 +120,8 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 		for _, f := range []struct {
 			flag string
 			set  bool
-		}{{"--key", len(o.Keys) > 0}, {"--user", o.User != ""}, {"--time-field", o.TimeField != ""}, {"--trace-format", o.TraceFormat != "" && o.TraceFormat != scenarios.FormatAuto}} {
+		}{{"--key", len(o.Keys) > 0}, {"--user", o.User != ""}, {"--time-field", o.TimeField != ""}, {"--trace-format", o.TraceFormat != "" && o.TraceFormat != scenarios.FormatAuto},
+			{"--bad-lines", o.BadLines != "" && o.BadLines != scenarios.BadLinesFail}, {"--sort", o.Sort}, {"--time", o.Time != "" && o.Time != scenarios.TimeEnd}} {
 			if f.set {
 				return nil, fmt.Errorf("%s applies to --trace; give the access log with --trace FILE", f.flag)
 			}
@@ -181,7 +200,8 @@ func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*sour
 		}
 		path, s.spool = spool, spool
 	}
-	lo := scenarios.LogOptions{Format: o.TraceFormat, Keys: o.Keys, User: o.User, TimeField: o.TimeField}
+	lo := scenarios.LogOptions{Format: o.TraceFormat, Keys: o.Keys, User: o.User, TimeField: o.TimeField,
+		BadLines: o.BadLines, Sort: o.Sort, Time: o.Time, Context: ctx}
 	info, err := scenarios.ScanLog(path, name, lo)
 	if err != nil {
 		s.cleanup()
@@ -195,6 +215,7 @@ func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*sour
 		if info.WholeSeconds {
 			s.Notes = append(s.Notes, fmt.Sprintf("%s has whole-second timestamps, so each second's requests all arrive at its start: sub-second behaviour (bursts, burst=0, windows under 1s) is meaningless here; log nginx's $msec first (or a JSON time with milliseconds) for exact times", name))
 		}
+		s.logNotes(name, info, lo)
 	}
 	s.Limit = sc.Limit
 	s.Start = floorSecond(start)
@@ -301,3 +322,105 @@ func floorSecond(d time.Duration) time.Duration {
 // ScenarioNames is the name of every catalog scenario, in the catalog's
 // order.
 func ScenarioNames() []string { return scenarios.Names() }
+
+// logNotes adds what the source's notes, warnings and summary.json say of
+// how an access log was read: the JSON time field, --time start's
+// duration, --sort, the skipped bad lines and non-request entries, and a
+// --key field that is empty or "-" on more than half of the requests.
+func (s *source) logNotes(name string, info scenarios.LogInfo, lo scenarios.LogOptions) {
+	sum := &logSummary{Format: info.Format, TimeField: info.TimeField, Time: scenarios.TimeEnd,
+		BadLines: info.BadLines, FirstBadLines: info.FirstBad, NonRequests: info.NonRequests}
+	notable := info.BadLines > 0 || info.NonRequests > 0
+	if info.TimeField != "" {
+		what := "the time each entry was written"
+		switch info.TimeField {
+		case "StartUTC", "StartLocal", "start_time":
+			what = "the request's start"
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: times from the field %s (%s)", name, info.TimeField, what))
+	}
+	if lo.Time == scenarios.TimeStart {
+		sum.Time, sum.DurationField, notable = scenarios.TimeStart, info.Duration, true
+		if info.Duration == "" {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s: --time start: %s is already the request's start, so nothing is subtracted", name, info.TimeField))
+		} else {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s: --time start: each arrival is the line's time minus %s, the request's duration", name, info.Duration))
+		}
+	}
+	if info.Sorted {
+		sum.Sorted, sum.OutOfOrder, notable = true, info.OutOfOrder, true
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: replayed in time order (equal times in line order); %s earlier than the line before", name, plural(info.OutOfOrder, "line was", "lines were")))
+	}
+	if info.BadLines > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: skipped %s that did not parse (--bad-lines skip): %s", name, plural(info.BadLines, "line", "lines"), strings.Join(info.FirstBad, "; ")))
+	}
+	if info.NonRequests > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: skipped %s that are not requests (no request field: request, method, status, remote_addr, ... nor a --key or --user field)", name, plural(info.NonRequests, "entry", "entries")))
+	}
+	for i, k := range lo.Keys {
+		if i >= len(info.Empty) || info.N == 0 {
+			break
+		}
+		if e := info.Empty[i]; 2*e > info.N {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("--key %s is empty or \"-\" on %d of %d requests (%.0f%%): those requests have no key of their own; check the field name, or key on another field", k, e, info.N, 100*float64(e)/float64(info.N)))
+			if sum.EmptyKeys == nil {
+				sum.EmptyKeys = map[string]int64{}
+			}
+			sum.EmptyKeys[k], notable = e, true
+		}
+	}
+	if notable {
+		s.log = sum
+	}
+}
+
+// logSummary is summary.json's "log" object: how an access log was read,
+// written when it says more than the defaults.
+type logSummary struct {
+	Format        string           `json:"format"`
+	TimeField     string           `json:"time_field,omitempty"`
+	Time          string           `json:"time"`
+	DurationField string           `json:"duration_field,omitempty"`
+	Sorted        bool             `json:"sorted"`
+	OutOfOrder    int64            `json:"out_of_order_lines,omitempty"`
+	BadLines      int64            `json:"bad_lines"`
+	FirstBadLines []string         `json:"first_bad_lines,omitempty"`
+	NonRequests   int64            `json:"non_requests"`
+	EmptyKeys     map[string]int64 `json:"empty_keys,omitempty"`
+}
+
+// writeSummaryJSON writes summary.json: the simulator's summary, with a
+// "log" object last when the run's access log has one.
+func writeSummaryJSON(w io.Writer, res *Result) error {
+	if res.log == nil {
+		return simulator.WriteSummaryJSON(w, res.Result)
+	}
+	var buf bytes.Buffer
+	if err := simulator.WriteSummaryJSON(&buf, res.Result); err != nil {
+		return err
+	}
+	b := bytes.TrimRight(buf.Bytes(), "\n")
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return errors.New("summary.json: the simulator's summary is not one JSON object")
+	}
+	var lb bytes.Buffer
+	enc := json.NewEncoder(&lb)
+	enc.SetIndent("  ", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res.log); err != nil {
+		return err
+	}
+	out := append(bytes.TrimRight(b[:len(b)-1], "\n"), ",\n  \"log\": "...)
+	out = append(out, bytes.TrimRight(lb.Bytes(), "\n")...)
+	out = append(out, "\n}\n"...)
+	_, err := w.Write(out)
+	return err
+}
+
+// plural is "1 one" or "n many".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Trace formats (--trace-format). Auto tells them apart by the first line:
@@ -30,9 +33,12 @@ var TraceFormats = []string{FormatAuto, FormatCSV, FormatCombined, FormatCommon,
 
 // Fields of the combined and common formats that --key and --user name.
 // A value "-" (the log's "absent") of user, agent or referer is no key.
+// vhost is the virtual host a line may start with (Apache's
+// vhost_combined "%v:%p %h ...", nginx's "$host $remote_addr ..."): empty
+// on a line without it.
 var (
-	combinedFields = []string{"ip", "user", "method", "path", "status", "agent", "referer"}
-	commonFields   = combinedFields[:5]
+	combinedFields = []string{"ip", "user", "method", "path", "status", "vhost", "agent", "referer"}
+	commonFields   = combinedFields[:6]
 )
 
 const (
@@ -41,14 +47,35 @@ const (
 	fMethod
 	fPath
 	fStatus
+	fVhost
 	fAgent
 	fReferer
 	nCLF
 )
 
-// jsonTimeFields are the fields a JSON-lines log's time is looked for in,
-// in order, when --time-field is not given.
-var jsonTimeFields = []string{"time", "timestamp", "ts", "@timestamp", "msec", "time_iso8601", "time_local", "date"}
+// jsonTimeFields are the fields a JSON-lines log's time is looked for in
+// when --time-field is not given. The first nStartFields name the
+// request's start (Traefik's StartUTC and StartLocal, Envoy's start_time,
+// %START_TIME%) and win when present; among the others the most precise
+// on the sampled line wins, ties in this order (see pickTimeField).
+var jsonTimeFields = []string{"StartUTC", "start_time", "StartLocal", "time", "timestamp", "ts", "@timestamp", "msec", "time_iso8601", "time_local", "date"}
+
+const nStartFields = 3
+
+// Bad-line policies (--bad-lines) and time modes (--time).
+const (
+	BadLinesFail = "fail"
+	BadLinesSkip = "skip"
+	TimeEnd      = "end"
+	TimeStart    = "start"
+)
+
+// MaxFirstBad is how many skipped lines LogInfo.FirstBad names.
+const MaxFirstBad = 5
+
+// sampleLines is how many non-blank lines auto detection and the choice
+// of a JSON log's time field read (within the first logBuffer bytes).
+const sampleLines = 200
 
 // logBuffer is the read buffer of an access log, and so the longest line.
 const logBuffer = 256 << 10
@@ -68,6 +95,21 @@ type LogOptions struct {
 	// Origin is the absolute time the stream's 0 stands for. ScanLog finds
 	// it (the earliest line); zero means the first line's time.
 	Origin time.Time
+	// BadLines is BadLinesFail ("" too: a line that does not parse is an
+	// error naming it) or BadLinesSkip (skipped and counted).
+	BadLines string
+	// Sort replays the lines in time order (equal times in line order)
+	// through a bounded external sort; without it a line earlier than the
+	// one before is an error naming it.
+	Sort bool
+	// Time is TimeEnd ("" too: the time the log wrote) or TimeStart: the
+	// logged time minus the request's duration ($request_time), for logs
+	// written when a request ends. TimeStart implies Sort.
+	Time string
+	// Context, when set, stops ScanLog's pass and Sort's reading of the
+	// whole log (checked every few thousand lines) once it is done: its
+	// error is the stream's.
+	Context context.Context
 }
 
 // LogInfo is what ScanLog learns from a whole trace file.
@@ -86,6 +128,25 @@ type LogInfo struct {
 	WholeSeconds bool
 	// Columns are the columns the arrivals carry.
 	Columns Columns
+	// BadLines counts the lines skipped under BadLinesSkip; FirstBad names
+	// the first MaxFirstBad of them ("file:line: reason").
+	BadLines int64
+	FirstBad []string
+	// NonRequests counts a JSON log's entries that are not requests (no
+	// request field, see isRequestField), skipped.
+	NonRequests int64
+	// TimeField is the JSON field the times were read from.
+	TimeField string
+	// Duration names where TimeStart read each request's duration ("" for
+	// TimeEnd, or when the time field is already the start).
+	Duration string
+	// Sorted is set when the lines are replayed in time order (Sort);
+	// OutOfOrder then counts the lines earlier than the one before them.
+	Sorted     bool
+	OutOfOrder int64
+	// Empty counts, per --key field in order, the requests whose value is
+	// empty, absent or "-".
+	Empty []int64
 }
 
 // input is an opened trace file, gunzipped when it starts with gzip's
@@ -124,27 +185,75 @@ func openInput(path, name string) (*input, error) {
 	return in, nil
 }
 
-// DetectFormat tells a trace's format from its first line: "" when it is
-// none of them.
-func DetectFormat(first []byte) string {
-	first = bytes.TrimPrefix(first, []byte("\ufeff"))
-	first = bytes.TrimSpace(first)
+// DetectFormat tells a trace's format from a sample of its first lines
+// (one line or many): "" when it is none of them. The first non-blank line
+// decides CSV (the header t_ms) and JSON lines ('{'), and so do most
+// sampled lines starting with '{' (a log whose first line is junk or
+// cut); otherwise the sample
+// is a combined or common log when any of its lines parses as one, and
+// combined when any parsed line has the referer and user agent (a log may
+// mix both shapes, as Apache's may). A line starting with nginx's $msec
+// makes every line start with it (the first line decides).
+func DetectFormat(sample []byte) string {
+	lines := sampleOf(sample)
+	if len(lines) == 0 {
+		return ""
+	}
+	first := bytes.TrimSpace(lines[0])
 	switch {
 	case bytes.HasPrefix(first, []byte(TraceHeader)):
 		return FormatCSV
 	case len(first) > 0 && first[0] == '{':
 		return FormatJSONL
 	}
+	objects := 0
+	for _, l := range lines {
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] == '{' {
+			objects++
+		}
+	}
+	if 2*objects > len(lines) {
+		return FormatJSONL // most lines are objects: the others are bad lines
+	}
 	s := &logStream{}
-	s.msec = hasMsecPrefix(first)
+	s.msec = hasMsecPrefix(lines[0])
 	var rec clfRecord
-	if s.parseCLF(first, &rec) != "" {
-		return ""
+	format := ""
+	for _, l := range lines {
+		if s.parseCLF(l, &rec) != "" {
+			continue
+		}
+		if rec.combined {
+			return FormatCombined
+		}
+		format = FormatCommon
 	}
-	if rec.combined {
-		return FormatCombined
+	return format
+}
+
+// sampleOf splits the first sampleLines non-blank lines of b, without
+// line breaks or a byte-order mark. A last line without a line break is
+// left out when earlier lines exist (it may be cut by the sample's end).
+func sampleOf(b []byte) [][]byte {
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	var lines [][]byte
+	for len(b) > 0 && len(lines) < sampleLines {
+		line := b
+		i := bytes.IndexByte(b, '\n')
+		if i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+			if len(lines) > 0 {
+				break
+			}
+		}
+		line = bytes.TrimRight(line, "\r")
+		if len(bytes.TrimSpace(line)) > 0 {
+			lines = append(lines, line)
+		}
 	}
-	return FormatCommon
+	return lines
 }
 
 // firstLine peeks at the first non-blank line of the input (in its first
@@ -163,6 +272,13 @@ func firstLine(br *bufio.Reader) []byte {
 			return line
 		}
 	}
+}
+
+// peekSample is the start of the input (up to logBuffer bytes), not
+// consumed.
+func peekSample(br *bufio.Reader) []byte {
+	b, _ := br.Peek(logBuffer)
+	return b
 }
 
 // OpenLog opens a trace file of any format (gzipped or not) as a stream.
@@ -200,12 +316,17 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 		return nil, fmt.Errorf("--trace-format %q is unknown; use one of %s", format, strings.Join(TraceFormats, ", "))
 	}
 	first := firstLine(in.br)
+	sample := peekSample(in.br)
 	if format == FormatAuto {
-		format = DetectFormat(first)
+		format = DetectFormat(sample)
 		switch {
 		case format != "":
 		case bytes.ContainsAny(first, "[\"{"):
-			return nil, fmt.Errorf("%s:1: cannot tell the trace's format from its first line %q; give --trace-format csv, combined, common or jsonl", name, clip(string(first)))
+			what := "line"
+			if n := len(sampleOf(sample)); n > 1 {
+				what = fmt.Sprintf("%d lines", n)
+			}
+			return nil, fmt.Errorf("%s:1: cannot tell the trace's format from its first %s (the first is %q); give --trace-format csv, combined, common or jsonl", name, what, clip(string(first)))
 		case o.TimeField != "":
 			// Only a JSON-lines log has a time field: its parser says
 			// what is wrong with the line.
@@ -230,6 +351,10 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 			return nil, errors.New("--user applies to access logs; a CSV trace gives users in a user column (t_ms,key,user)")
 		case o.TimeField != "":
 			return nil, errors.New("--time-field applies to JSON-lines logs; a CSV trace's time is its t_ms column")
+		case o.Sort:
+			return nil, errors.New("--sort applies to access logs; a CSV trace's steps back are clock steps for the limiters (sort the file by t_ms to replay it in order)")
+		case o.Time == TimeStart:
+			return nil, errors.New("--time start applies to access logs; a CSV trace's t_ms is each request's arrival")
 		}
 		t := newTrace(in.br, name)
 		t.closer = in
@@ -238,12 +363,36 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 	if o.TimeField != "" && format != FormatJSONL {
 		return nil, fmt.Errorf("--time-field applies to JSON-lines logs; the %s format's time is its [time] field (or $msec first)", format)
 	}
-	s := &logStream{name: name, in: in, format: format, keys: NewKeyTable(), user: -1, whole: true}
+	switch o.BadLines {
+	case "", BadLinesFail, BadLinesSkip:
+	default:
+		return nil, fmt.Errorf("--bad-lines %q is unknown; use fail (a line that does not parse stops the run) or skip (skipped and counted)", o.BadLines)
+	}
+	switch o.Time {
+	case "", TimeEnd, TimeStart:
+	default:
+		return nil, fmt.Errorf("--time %q is unknown; use end (the time the log wrote) or start (that time minus the request's duration, $request_time)", o.Time)
+	}
+	s := &logStream{name: name, in: in, format: format, keys: NewKeyTable(), user: -1, whole: true,
+		skipBad: o.BadLines == BadLinesSkip, startTime: o.Time == TimeStart, allowBack: o.Sort || o.Time == TimeStart, ctx: o.Context}
 	if !o.Origin.IsZero() {
 		s.origin, s.hasOrigin = o.Origin.UnixNano(), true
 	}
 	if err := s.bindFields(o); err != nil {
 		return nil, err
+	}
+	lines := sampleOf(sample)
+	if format != FormatJSONL && len(lines) > 0 {
+		// The first line decides whether every line starts with $msec.
+		s.msec = hasMsecPrefix(lines[0])
+	}
+	if format == FormatJSONL {
+		if err := s.sampleJSON(lines, o); err != nil {
+			return nil, err
+		}
+	}
+	if s.allowBack {
+		return newSortedLog(s), nil
 	}
 	return s, nil
 }
@@ -270,12 +419,22 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 		info.Columns = t.Columns()
 		return info, err
 	}
-	s := st.(*logStream)
+	s, _ := st.(*logStream)
+	if so, ok := st.(*sortedLog); ok {
+		s = so.logStream // the scan needs no order, only the span
+		info.Sorted = true
+	}
 	s.scanning = true
 	info.Format = s.format
 	info.Start, info.End, info.N, err = span(s)
 	if err != nil {
 		return info, err
+	}
+	if info.N == 0 && s.nBad > 0 {
+		return info, fmt.Errorf("%s: every line was skipped as bad (%d; the first: %s); check --trace-format", name, s.nBad, s.firstBad[0])
+	}
+	if info.N == 0 && s.nonRequests > 0 {
+		return info, fmt.Errorf("%s: none of the log's %d entries is a request (none has a request field such as %s); check that it is an access log, or name its key with --key", name, s.nonRequests, strings.Join(requestFieldNames[:4], ", "))
 	}
 	if info.N == 0 {
 		return info, fmt.Errorf("%s: the log has no requests; check the file (blank lines are skipped)", name)
@@ -293,6 +452,14 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	info.Start = 0
 	info.WholeSeconds = s.whole
 	info.Columns = s.Columns()
+	info.BadLines, info.FirstBad = s.nBad, s.firstBad
+	info.NonRequests = s.nonRequests
+	if s.format == FormatJSONL {
+		info.TimeField = string(s.wanted[s.timeIdx])
+	}
+	info.Duration = s.durationName()
+	info.Empty = s.empty
+	info.OutOfOrder = s.back
 	return info, nil
 }
 
@@ -302,11 +469,28 @@ type logStream struct {
 	in        *input
 	format    string
 	msec      bool // each line starts with $msec
-	msecKnown bool
 	line      int
 	err       error
 	done      bool
 	scanning  bool // ScanLog's pass: times before the first line are fine
+	skipBad   bool // --bad-lines skip
+	startTime bool // --time start
+	allowBack bool // lines may step back (a sortedLog reads this stream)
+	noNL      bool // the line read has no line break (the file's last)
+	ctx       context.Context
+
+	nBad        int64
+	firstBad    []string
+	nonRequests int64
+	empty       []int64 // per --key field: lines whose value is empty or "-"
+	prevLine    int     // the line number of the previous arrival
+	prevAbs     int64
+	markers     bool       // jsonl: the sample has request fields, so entries without one are not requests
+	durIdx      int        // jsonl: index in wanted of the duration field (--time start), -1
+	wpath       [][][]byte // jsonl: wanted split at its dots
+	nFields     int        // jsonl: wanted[nTime:nFields] are the --key and --user fields
+	isReq       bool       // jsonl: the line has a request field
+	firstDone   bool       // jsonl: first holds the first line's fields
 
 	origin    int64 // Unix ns of time 0
 	hasOrigin bool
@@ -340,6 +524,7 @@ type clfRecord struct {
 	f        [nCLF][]byte
 	time     []byte
 	combined bool
+	rest     []byte // what follows the byte count, or the user agent
 }
 
 func (s *logStream) fail(format string, args ...any) (Arrival, bool) {
@@ -405,6 +590,19 @@ func (s *logStream) bindFields(o LogOptions) error {
 		}
 		s.user, s.hasUser = j, true
 	}
+	s.empty = make([]int64, len(o.Keys))
+	s.durIdx = -1
+	if s.format == FormatJSONL {
+		s.nFields = len(s.wanted)
+		if s.startTime {
+			for _, d := range jsonDurationFields {
+				s.wanted = append(s.wanted, []byte(d))
+			}
+		}
+		for _, w := range s.wanted {
+			s.wpath = append(s.wpath, bytes.Split(w, []byte{'.'}))
+		}
+	}
 	s.vals = make([][]byte, len(s.wanted))
 	s.seen = make([]bool, len(s.wanted))
 	return nil
@@ -415,13 +613,13 @@ func (s *logStream) checkSeen() error {
 	if s.format != FormatJSONL {
 		return nil
 	}
-	for i := s.nTime; i < len(s.wanted); i++ {
+	for i := s.nTime; i < s.nFields; i++ {
 		if !s.seen[i] {
 			flag := "--key"
 			if s.hasUser && i == s.user {
 				flag = "--user"
 			}
-			return fmt.Errorf("%s %q is a field of no line of %s; use one of the fields the first line has: %s", flag, s.wanted[i], s.name, strings.Join(s.first, ", "))
+			return fmt.Errorf("%s %q is a field of no line of %s; use one of the fields the first line has: %s", flag, s.wanted[i], s.name, printable(strings.Join(s.first, ", ")))
 		}
 	}
 	return nil
@@ -456,7 +654,9 @@ func (s *logStream) Close() error {
 	return nil
 }
 
-// readLine returns the next non-blank line, without its line break.
+// readLine returns the next non-blank line, without its line break. A
+// line longer than the buffer is an error, or under --bad-lines skip a
+// bad line read through to its end.
 func (s *logStream) readLine() ([]byte, bool) {
 	for {
 		line, err := s.in.br.ReadSlice('\n')
@@ -464,8 +664,22 @@ func (s *logStream) readLine() ([]byte, bool) {
 			s.line++
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
-			s.fail("the line is longer than %d bytes; check that the file is an access log", len(line))
-			return nil, false
+			n := len(line)
+			if !s.skipBad {
+				s.fail("the line is longer than %d bytes; check that the file is an access log (or skip such lines with --bad-lines skip)", n)
+				return nil, false
+			}
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = s.in.br.ReadSlice('\n')
+				n += len(line)
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				s.fail("cannot read the log (%v); check the file (a .gz file must be whole)", err)
+				return nil, false
+			}
+			s.noNL = false
+			s.bad(fmt.Sprintf("the line is longer than %d bytes", logBuffer))
+			continue
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			if s.line == 0 {
@@ -478,6 +692,7 @@ func (s *logStream) readLine() ([]byte, bool) {
 			s.done = true
 			return nil, false
 		}
+		s.noNL = err != nil
 		line = bytes.TrimRight(line, "\r\n")
 		if s.line == 1 {
 			line = bytes.TrimPrefix(line, []byte("\ufeff"))
@@ -488,41 +703,115 @@ func (s *logStream) readLine() ([]byte, bool) {
 	}
 }
 
-func (s *logStream) Next() (Arrival, bool) {
-	if s.done {
-		return Arrival{}, false
+// bad handles a line that does not parse: under --bad-lines skip it is
+// counted (the first MaxFirstBad named) and bad returns true; otherwise
+// the stream fails with msg and the option. A last line without a line
+// break that does not parse was cut (the log was copied while written).
+func (s *logStream) bad(msg string) bool {
+	if s.noNL {
+		msg = "the last line has no line break and does not parse, so it was cut (" + msg + ")"
 	}
-	line, ok := s.readLine()
-	if !ok {
-		return Arrival{}, false
+	if !s.skipBad {
+		s.fail("%s; or skip and count such lines with --bad-lines skip", msg)
+		return false
 	}
-	var abs int64
-	a := Arrival{Keys: [MaxKeyColumns]int32{NoKey, NoKey, NoKey, NoKey}, User: NoKey}
+	s.nBad++
+	if len(s.firstBad) < MaxFirstBad {
+		s.firstBad = append(s.firstBad, fmt.Sprintf("%s:%d: %s", s.name, s.line, oneLine(msg)))
+	}
+	return true
+}
+
+// Line verdicts of parseLine.
+const (
+	lineOK = iota
+	lineBad
+	lineNotRequest
+)
+
+// parseLine reads one line into a and its absolute time into abs.
+func (s *logStream) parseLine(line []byte, abs *int64, a *Arrival) (int, string) {
 	if s.format == FormatJSONL {
-		if !s.jsonLine(line, &abs, &a) {
+		return s.jsonLine(line, abs, a)
+	}
+	rec := &s.clf
+	if msg := s.parseCLF(line, rec); msg != "" {
+		return lineBad, msg
+	}
+	ns, msg := s.clfTime(rec)
+	if msg != "" {
+		return lineBad, msg
+	}
+	if s.startTime {
+		rt, ok := trailingSeconds(rec.rest) // after the byte count (common) or the agent: never the byte count
+		if !ok {
+			return lineBad, "no $request_time (seconds, e.g. 0.125) at the end of the line, which --time start subtracts; append $request_time to the log_format, or replay with --time end"
+		}
+		ns -= rt
+	}
+	*abs = ns
+	for i, f := range s.slotOf {
+		a.Keys[i] = s.internCLF(f, rec)
+	}
+	if s.hasUser {
+		a.User = s.internCLF(s.user, rec)
+	}
+	for i := range s.empty {
+		if v := rec.f[s.slotOf[i+s.keyShift()]]; len(v) == 0 || len(v) == 1 && v[0] == '-' {
+			s.empty[i]++
+		}
+	}
+	return lineOK, ""
+}
+
+// keyShift is 1 when the column "key" is added before the --key fields.
+func (s *logStream) keyShift() int { return len(s.cols) - len(s.empty) }
+
+// trailingSeconds reads the line's last field as seconds with a fraction
+// (nginx's $request_time, "0.125"; Apache's %T is whole seconds) and
+// returns nanoseconds.
+func trailingSeconds(line []byte) (int64, bool) {
+	line = bytes.TrimRight(line, " \t")
+	sp := bytes.LastIndexAny(line, " \t")
+	if sp < 0 {
+		return 0, false // no field after the format's last
+	}
+	tok := line[sp+1:]
+	if len(tok) > 0 && tok[0] == '"' && tok[len(tok)-1] == '"' && len(tok) > 2 {
+		tok = tok[1 : len(tok)-1]
+	}
+	ns, _, ok := decimalNanos(tok, int64(time.Second))
+	return ns, ok && sp >= 0
+}
+
+func (s *logStream) Next() (Arrival, bool) {
+	var abs int64
+	var a Arrival
+	for {
+		if s.done {
 			return Arrival{}, false
 		}
-	} else {
-		rec := &s.clf
-		if !s.msecKnown {
-			// The first line decides whether every line starts with $msec.
-			s.msec, s.msecKnown = hasMsecPrefix(line), true
-		}
-		if msg := s.parseCLF(line, rec); msg != "" {
-			return s.fail("%s", msg)
-		}
-		if s.format == FormatCombined && !rec.combined {
-			return s.fail("the line ends after the byte count, without the referer and user agent of the combined format; give --trace-format common")
-		}
-		var ok bool
-		if abs, ok = s.clfTime(rec); !ok {
+		line, ok := s.readLine()
+		if !ok {
 			return Arrival{}, false
 		}
-		for i, f := range s.slotOf {
-			a.Keys[i] = s.internCLF(f, rec)
+		if s.line&8191 == 0 && s.stopped() {
+			return Arrival{}, false
 		}
-		if s.hasUser {
-			a.User = s.internCLF(s.user, rec)
+		a = Arrival{Keys: [MaxKeyColumns]int32{NoKey, NoKey, NoKey, NoKey}, User: NoKey}
+		verdict, msg := s.parseLine(line, &abs, &a)
+		if s.done {
+			return Arrival{}, false // a fatal error of the stream
+		}
+		if verdict == lineOK {
+			break
+		}
+		if verdict == lineNotRequest {
+			s.nonRequests++
+			continue
+		}
+		if !s.bad(msg) {
+			return Arrival{}, false
 		}
 	}
 	if !s.hasOrigin {
@@ -550,13 +839,20 @@ func (s *logStream) Next() (Arrival, bool) {
 	}
 	a.At = time.Duration(rel)
 	a.Clock = a.At
-	if s.line > 1 && a.At < s.prev {
+	if s.prevLine > 0 && a.At < s.prev {
+		if !s.allowBack {
+			return s.fail("this line's time (%s) is %v before line %d's (%s): the log is not in time order (merged logs, or a slow request logged after later ones); replay it in time order with --sort",
+				fmtAbs(abs), s.prev-a.At, s.prevLine, fmtAbs(s.prevAbs))
+		}
 		s.back++
 		s.largest = max(s.largest, s.prev-a.At)
 	}
-	s.prev = a.At
+	s.prev, s.prevLine, s.prevAbs = a.At, s.line, abs
 	return a, true
 }
+
+// fmtAbs prints Unix nanoseconds as an RFC 3339 time.
+func fmtAbs(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
 
 func (s *logStream) internCLF(f int, rec *clfRecord) int32 {
 	v := rec.f[f]
@@ -596,29 +892,79 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 		rec.time = line[:sp]
 		p = sp + 1
 	}
-	// ip, ident, user: three space-separated tokens before " [".
-	tok := func(what string) ([]byte, string) {
-		sp := bytes.IndexByte(line[p:], ' ')
-		if sp <= 0 {
-			return nil, "no " + what + " field where the format has one; check --trace-format (combined: ip - user [time] \"request\" status bytes \"referer\" \"agent\")"
+	// [vhost] address ident user, space-separated, before " [". The
+	// address may be a list ("203.0.113.7, 10.0.0.1", an X-Forwarded-For
+	// header logged in its place): its first element, the client, is the
+	// ip. Another field before it is the virtual host (Apache's
+	// vhost_combined "%v:%p", nginx's "$host").
+	// The [time] is the first '[' after a space; a '[' inside a field
+	// (an escape sequence in an address) does not start it.
+	br := -1
+	for q := p; ; {
+		i := bytes.IndexByte(line[q:], '[')
+		if i < 0 {
+			break
 		}
-		v := line[p : p+sp]
-		p += sp + 1
-		return v, ""
+		if q+i > p && line[q+i-1] == ' ' {
+			br = q + i - p
+			break
+		}
+		q += i + 1
 	}
-	var msg string
-	if rec.f[fIP], msg = tok("client address"); msg != "" {
-		return msg
+	if br <= 0 {
+		return "no [time] after the client address, ident and user fields; check --trace-format (combined: ip - user [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 512 \"-\" \"agent\")"
 	}
-	if _, msg = tok("ident"); msg != "" {
-		return msg
+	head := line[p : p+br]
+	if len(head) == 0 || head[len(head)-1] != ' ' {
+		return "no client address, ident and user before the [time]; check --trace-format (combined: ip - user [time] \"request\" status bytes \"referer\" \"agent\")"
 	}
-	if rec.f[fUser], msg = tok("user"); msg != "" {
-		return msg
+	// Up to 8 tokens, as [start, end) pairs; a token ending in ',' joins
+	// the next into one address list.
+	var tk [8][2]int
+	n := 0
+	for i := 0; i < len(head); {
+		if head[i] == ' ' {
+			i++
+			continue
+		}
+		j := len(head)
+		if e := bytes.IndexByte(head[i:], ' '); e >= 0 {
+			j = i + e
+		}
+		if n > 0 && head[tk[n-1][1]-1] == ',' {
+			tk[n-1][1] = j
+		} else {
+			if n == len(tk) {
+				return "too many fields before the [time] (at most a virtual host, the client address, ident and user); check --trace-format"
+			}
+			tk[n] = [2]int{i, j}
+			n++
+		}
+		i = j
 	}
-	if p >= len(line) || line[p] != '[' {
-		return "no [time] after the user field; check --trace-format (combined: ip - user [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 512 \"-\" \"agent\")"
+	switch {
+	case n < 3:
+		return "no client address, ident and user before the [time]; check --trace-format (combined: ip - user [time] \"request\" status bytes \"referer\" \"agent\")"
+	case n > 4:
+		return fmt.Sprintf("%d fields before the [time], where the format has [vhost] address ident user; check --trace-format", n)
 	}
+	rec.f[fVhost] = nil
+	if n == 4 {
+		rec.f[fVhost] = head[tk[0][0]:tk[0][1]]
+	}
+	addr := head[tk[n-3][0]:tk[n-3][1]]
+	for c, b := range addr { // an address list: its first element
+		if b == ',' {
+			addr = bytes.TrimSpace(addr[:c])
+			break
+		}
+	}
+	if len(addr) == 0 {
+		return "the client address list starts with ','; check --trace-format"
+	}
+	rec.f[fIP] = addr
+	rec.f[fUser] = head[tk[n-1][0]:tk[n-1][1]]
+	p += br
 	end := bytes.IndexByte(line[p:], ']')
 	if end < 0 {
 		return "the [time] field has no closing ']'; fix or remove the line"
@@ -670,15 +1016,22 @@ func (s *logStream) parseCLF(line []byte, rec *clfRecord) string {
 	}
 	p += sp
 	rec.f[fReferer], rec.f[fAgent] = nil, nil
+	rec.rest = line[p:]
 	if p+1 < len(line) && line[p+1] == '"' {
+		// A quote after the byte count starts the combined format's
+		// referer and user agent: both must be closed (a line cut in the
+		// middle of them is bad, not a common line).
 		ref, np, ok := quoted(line, p+2)
-		if ok && np+1 < len(line) && line[np] == ' ' && line[np+1] == '"' {
-			agent, _, ok2 := quoted(line, np+2)
-			if ok2 {
-				rec.f[fReferer], rec.f[fAgent] = ref, agent
-				rec.combined = true
-			}
+		if !ok || np+1 >= len(line) || line[np] != ' ' || line[np+1] != '"' {
+			return "the referer after the byte count is not followed by a quoted user agent; fix or remove the line"
 		}
+		agent, end, ok := quoted(line, np+2)
+		if !ok {
+			return "the user agent has no closing quote; fix or remove the line"
+		}
+		rec.f[fReferer], rec.f[fAgent] = ref, agent
+		rec.combined = true
+		rec.rest = line[end:]
 	}
 	return ""
 }
@@ -705,53 +1058,50 @@ func quoted(line []byte, p int) ([]byte, int, bool) {
 	}
 }
 
-// clfTime converts the line's time to Unix nanoseconds.
-func (s *logStream) clfTime(rec *clfRecord) (int64, bool) {
+// clfTime converts the line's time to Unix nanoseconds, or says what is
+// wrong.
+func (s *logStream) clfTime(rec *clfRecord) (int64, string) {
 	if s.msec {
 		ns, frac, ok := decimalNanos(rec.time, int64(time.Second))
 		if !ok {
-			s.fail("the first field %q is not nginx's $msec (seconds with a fraction, e.g. 1700000000.123); start every line with it, or with none", clip(string(rec.time)))
-			return 0, false
+			return 0, fmt.Sprintf("the first field %q is not nginx's $msec (seconds with a fraction, e.g. 1700000000.123); start every line with it, or with none", clip(string(rec.time)))
 		}
 		if frac {
 			s.whole = false
 		}
-		return ns, true
+		return ns, ""
 	}
 	tl := rec.time
 	if len(tl) == s.lastTLn && bytes.Equal(tl, s.lastTL[:s.lastTLn]) {
-		return s.lastTLs * int64(time.Second), true
+		return s.lastTLs * int64(time.Second), ""
 	}
 	sec, ok := parseTimeLocal(tl)
 	if ok && !inNanoRange(sec, 0) {
-		s.fail("the time [%s] %s", clip(string(tl)), outsideNanos)
-		return 0, false
+		return 0, fmt.Sprintf("the time [%s] %s", printable(clip(string(tl))), outsideNanos)
 	}
 	if !ok {
 		// Apache's %{...}t.%{msec_frac}t ([10/Oct/2000:13:55:36.123 -0700])
 		// or a number ([1700000000.123], [1700000000123]).
 		ns, frac, ok := parseTimeLocalFrac(tl)
 		if ok && ns == outOfNanos {
-			s.fail("the time [%s] %s", clip(string(tl)), outsideNanos)
-			return 0, false
+			return 0, fmt.Sprintf("the time [%s] %s", printable(clip(string(tl))), outsideNanos)
 		}
 		if !ok {
 			var msg string
 			if ns, frac, msg = jsonTime(tl); msg != "" || len(tl) == 0 || tl[0] < '0' || tl[0] > '9' || bytes.IndexByte(tl, '/') >= 0 {
-				s.fail("the time [%s] is not [day/Mon/year:hour:minute:second zone], e.g. [10/Oct/2000:13:55:36 -0700] (or with .123 after the seconds, or seconds since 1970); fix the line", clip(string(tl)))
-				return 0, false
+				return 0, fmt.Sprintf("the time [%s] is not [day/Mon/year:hour:minute:second zone], e.g. [10/Oct/2000:13:55:36 -0700] (or with .123 after the seconds, or seconds since 1970); fix the line", printable(clip(string(tl))))
 			}
 		}
 		if frac {
 			s.whole = false
 		}
-		return ns, true
+		return ns, ""
 	}
 	if len(tl) <= len(s.lastTL) {
 		s.lastTLn = copy(s.lastTL[:], tl)
 		s.lastTLs = sec
 	}
-	return sec * int64(time.Second), true
+	return sec * int64(time.Second), ""
 }
 
 // parseTimeLocalFrac parses $time_local with a fraction of a second after
@@ -901,4 +1251,30 @@ func decimalNanos(b []byte, unit int64) (ns int64, frac bool, ok bool) {
 		ns += int64(c-'0') * scale
 	}
 	return ns, hasDot, true
+}
+
+// printable is s when every rune is printable (strconv.IsPrint), else s
+// quoted with Go's escapes and without its outer quotes: text from a log
+// in a message cannot move the terminal's cursor or clear its screen.
+func printable(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
+			q := strconv.Quote(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
+}
+
+// stopped reports, during ScanLog's pass or a sort's read, whether the
+// context is done, and then ends the stream with its error.
+func (s *logStream) stopped() bool {
+	if s.ctx == nil || !s.scanning && !s.allowBack {
+		return false
+	}
+	if err := s.ctx.Err(); err != nil {
+		s.err, s.done = err, true
+		return true
+	}
+	return false
 }

@@ -199,29 +199,31 @@ func TestAccessLogErrors(t *testing.T) {
 		o          LogOptions
 		want       string
 	}{
-		{"unknown key", clfLine + "\n", LogOptions{Keys: []string{"host"}}, `--key "host" is not a field of the combined format; use one of ip, user, method, path, status, agent, referer`},
-		{"agent in common", "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Keys: []string{"agent"}}, `--key "agent" is not a field of the common format; use one of ip, user, method, path, status`},
+		{"unknown key", clfLine + "\n", LogOptions{Keys: []string{"host"}}, `--key "host" is not a field of the combined format; use one of ip, user, method, path, status, vhost, agent, referer`},
+		{"agent in common", "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Keys: []string{"agent"}}, `--key "agent" is not a field of the common format; use one of ip, user, method, path, status, vhost`},
 		{"unknown user", clfLine + "\n", LogOptions{User: "who"}, `--user "who" is not a field of the combined format`},
 		{"key twice", clfLine + "\n", LogOptions{Keys: []string{"ip", "ip"}}, `--key "ip" is given twice`},
 		{"too many keys", clfLine + "\n", LogOptions{Keys: []string{"ip", "path", "agent", "status"}}, `--key names 4 fields; give at most 3`},
 		{"unknown format", clfLine + "\n", LogOptions{Format: "apache"}, `--trace-format "apache" is unknown; use one of auto, csv, combined, common, jsonl`},
-		{"undetectable", "hello [world]\n", LogOptions{}, `x.log:1: cannot tell the trace's format from its first line "hello [world]"; give --trace-format`},
+		{"undetectable", "hello [world]\n", LogOptions{}, `x.log:1: cannot tell the trace's format from its first line (the first is "hello [world]"); give --trace-format`},
 		{"empty", "", LogOptions{}, "x.log:1: the trace is empty; start it with the header line t_ms"},
 		{"not a header", "100\n", LogOptions{}, `x.log:1: the first line is "100", not the header t_ms`},
-		{"bad line 3", clfLine + "\n" + clfLine + "\n10.0.0.1 - - 10/Oct/2000 \"GET /\" 200 1\n", LogOptions{}, "x.log:3: no [time] after the user field"},
+		{"bad line 3", clfLine + "\n" + clfLine + "\n10.0.0.1 - - 10/Oct/2000 \"GET /\" 200 1\n", LogOptions{}, "x.log:3: no [time] after the client address, ident and user fields"},
 		{"bad time", strings.Replace(clfLine, "10/Oct", "10/Okt", 1) + "\n", LogOptions{Format: FormatCombined}, "x.log:1: the time [10/Okt/2000:13:55:36 -0700] is not [day/Mon/year:hour:minute:second zone]"},
 		{"31 Feb", strings.Replace(clfLine, "10/Oct", "31/Feb", 1) + "\n", LogOptions{Format: FormatCombined}, "x.log:1: the time [31/Feb/2000"},
 		{"unclosed request", "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1 200 5\n", LogOptions{Format: FormatCommon}, `x.log:1: the "request" has no closing quote`},
 		{"status", "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" ok 5\n", LogOptions{Format: FormatCommon}, `x.log:1: status "ok" is not a number`},
-		{"common as combined", clfLine + "\n10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5\n", LogOptions{}, "x.log:2: the line ends after the byte count, without the referer and user agent of the combined format; give --trace-format common"},
 		{"msec missing", "1700000000.5 " + clfLine + "\n" + clfLine + "\n", LogOptions{}, `x.log:2: the first field "10.0.0.1" is not nginx's $msec`},
 		{"key on csv", "t_ms\n1\n", LogOptions{Keys: []string{"ip"}}, "--key applies to access logs; a CSV trace names its key columns in its header"},
 		{"user on csv", "t_ms\n1\n", LogOptions{User: "u"}, "--user applies to access logs"},
 		{"time-field on combined", clfLine + "\n", LogOptions{TimeField: "ts"}, "--time-field applies to JSON-lines logs"},
+		{"sort on csv", "t_ms\n1\n", LogOptions{Sort: true}, "--sort applies to access logs; a CSV trace's steps back are clock steps"},
+		{"time start on csv", "t_ms\n1\n", LogOptions{Time: TimeStart}, "--time start applies to access logs"},
+		{"json time start without duration", `{"time": 1.5, "ip": "a"}` + "\n", LogOptions{Time: TimeStart}, `x.log: --time start subtracts each request's duration from its time "time", and no line of the first 1 has request_time or duration`},
 		{"csv error", "t_ms,key\n1,a\nx,b\n", LogOptions{}, `x.log:3: t_ms: "x" is not a decimal number`},
 		{"csv empty", "t_ms,key\n", LogOptions{}, "x.log: the trace has no timestamps after the header"},
 		{"json not object", "[1,2]\n", LogOptions{Format: FormatJSONL}, "x.log:1: the line is not a JSON object"},
-		{"json no time", `{"ip": "a"}` + "\n", LogOptions{}, `x.log:1: the first line has none of the usual time fields (time, timestamp, ts, @timestamp, msec, time_iso8601, time_local, date); name it with --time-field (the line's fields: ip)`},
+		{"json no time", `{"ip": "a"}` + "\n", LogOptions{}, `x.log:1: the first line has none of the usual time fields (StartUTC, start_time, StartLocal, time, timestamp, ts, @timestamp, msec, time_iso8601, time_local, date); name it with --time-field (the line's fields: ip)`},
 		{"json named time missing", `{"ip": "a"}` + "\n", LogOptions{TimeField: "when"}, `x.log:1: the first line has no field "when"; name the time field with --time-field (the line's fields: ip)`},
 		{"json time later missing", `{"time": 1, "ip": "a"}` + "\n" + `{"ip": "b"}` + "\n", LogOptions{}, `x.log:2: the line has no "time" field`},
 		{"json bad time", `{"time": "yesterday"}` + "\n", LogOptions{}, `x.log:1: time "yesterday"; write the time as an RFC 3339 string`},
@@ -232,7 +234,7 @@ func TestAccessLogErrors(t *testing.T) {
 		{"json trailing", `{"time": 1} x` + "\n", LogOptions{}, "x.log:1: text after the JSON object"},
 		{"json two lines", `{"time": 1}` + "\n" + `{"time": 2, "ip": "unterminated}` + "\n", LogOptions{}, `x.log:2: the value of "ip" has no closing quote`},
 		{"line too far", `{"time": 1}` + "\n" + `{"time": 8000000000000000000}` + "\n", LogOptions{}, "x.log:2: this line is 2222222h13m19s from the first, more than the lab can replay"},
-		{"span too long", `{"time": 4000000000}` + "\n" + `{"time": 1}` + "\n" + `{"time": 7999999999}` + "\n", LogOptions{}, "x.log: the log spans"},
+		{"span too long", `{"time": 4000000000}` + "\n" + `{"time": 1}` + "\n" + `{"time": 7999999999}` + "\n", LogOptions{Sort: true}, "x.log: the log spans"},
 		// Issue 21, item 1's neighbours: a $time_local year past 2262 (or
 		// before 1678) wrapped its nanoseconds, a span of two distances of
 		// up to 7e12 ms each wrapped into a negative one, and two times
@@ -241,8 +243,8 @@ func TestAccessLogErrors(t *testing.T) {
 		{"clf year 1600", "1.2.3.4 - - [10/Oct/1600:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:1: the time [10/Oct/1600:13:55:36 +0000] is outside the years 1678 to 2262"},
 		{"clf fraction year 9999", "1.2.3.4 - - [10/Oct/9999:13:55:36.5 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:1: the time [10/Oct/9999:13:55:36.5 +0000] is outside the years 1678 to 2262"},
 		{"clf second line 2584", "1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Apr/2584:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:2: the time [10/Apr/2584"},
-		{"clf span wraps", "1.2.3.4 - - [10/Oct/1970:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/1780:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/2160:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log: the log spans more than 292 years, more than the lab can replay"},
-		{"clf span past the bound", "1.2.3.4 - - [10/Oct/1970:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/1850:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/2090:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log: the log spans 2103816h0m0s, more than the lab can replay"},
+		{"clf span wraps", "1.2.3.4 - - [10/Oct/1970:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/1780:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/2160:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon, Sort: true}, "x.log: the log spans more than 292 years, more than the lab can replay"},
+		{"clf span past the bound", "1.2.3.4 - - [10/Oct/1970:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/1850:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/2090:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon, Sort: true}, "x.log: the log spans 2103816h0m0s, more than the lab can replay"},
 		{"clf lines 292 years apart", "1.2.3.4 - - [10/Oct/1700:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n1.2.3.4 - - [10/Oct/2250:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5\n", LogOptions{Format: FormatCommon}, "x.log:2: this line is more than 292 years from the first"},
 		{"json rfc3339 year 2300", `{"time": "2300-01-01T00:00:00Z"}` + "\n", LogOptions{}, `x.log:1: time "2300-01-01T00:00:00Z"; the time is outside the years 1678 to 2262`},
 		{"json time_local year 2300", `{"time": "01/Jan/2300:00:00:00 +0000"}` + "\n", LogOptions{}, `x.log:1: time "01/Jan/2300:00:00:00 +0000"; the time is outside`},
@@ -276,7 +278,9 @@ func TestAccessLogDetails(t *testing.T) {
 		`10.0.0.1 - - [10/Oct/2000:20:55:36 +0000] "GET /x HTTP/2.0" 200 - "-" "curl"` + "\r",
 	}, "\n") + "\n"
 	p := writeTemp(t, "d.log", data)
-	o := LogOptions{Keys: []string{"path", "method", "agent"}, User: "user"}
+	// Line 3 is a second before line 1: --sort replays it first, and the
+	// two lines of 20:55:36 keep their line order.
+	o := LogOptions{Keys: []string{"path", "method", "agent"}, User: "user", Sort: true}
 	info, err := ScanLog(p, "d.log", o)
 	if err != nil {
 		t.Fatal(err)
@@ -298,13 +302,13 @@ func TestAccessLogDetails(t *testing.T) {
 	names := func(a Arrival) string {
 		return fmt.Sprintf("%v|%s|%s|%s|%s|%s", a.At, kt.Name(a.Keys[0]), kt.Name(a.Keys[1]), kt.Name(a.Keys[2]), kt.Name(a.Keys[3]), kt.Name(a.User))
 	}
-	want := []string{`1s|/say\"hi\"|/say\"hi\"|GET||`, "0s|||-|a b|carol", "0s|/x|/x|GET|curl|"}
+	want := []string{"0s|||-|a b|carol", "0s|/x|/x|GET|curl|", `1s|/say\"hi\"|/say\"hi\"|GET||`}
 	for i, w := range want {
 		if g := names(got[i]); g != w {
 			t.Errorf("line %d: %s, want %s", i+1, g, w)
 		}
 	}
-	if n, largest := st.(interface{ StepsBack() (int64, time.Duration) }).StepsBack(); n != 1 || largest != time.Second {
+	if n, largest := st.(interface{ StepsBack() (int64, time.Duration) }).StepsBack(); n != 0 || largest != 0 {
 		t.Errorf("StepsBack %d %v", n, largest)
 	}
 	if c := StreamColumns(st); !c.User || c.Priority || len(c.Keys) != 4 {
@@ -414,7 +418,12 @@ func FuzzParseAccessLog(f *testing.F) {
 	f.Add([]byte("1700000000.1 "+clfLine+"\n"), uint8(2))
 	f.Add([]byte(`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5`+"\n"), uint8(3))
 	f.Add([]byte(`{"time": 1.5, "ip": "a"}`+"\n"), uint8(4))
-	fuzzLog(f, []string{FormatAuto, FormatCombined, FormatCommon, FormatAuto, FormatJSONL}, [][]string{{"ip", "path"}, {"agent"}, {"status"}, {"user"}, {"ip"}})
+	for _, name := range []string{"nginx-vhost.log", "xff.log", "apache-mixed.log", "truncated.log", "merged.log", "nginx-rt.log"} {
+		data, _ := os.ReadFile("testdata/logs/" + name)
+		f.Add(data, uint8(0))
+		f.Add(data, uint8(16|32|64))
+	}
+	fuzzLog(f, []string{FormatAuto, FormatCombined, FormatCommon, FormatAuto, FormatJSONL}, [][]string{{"ip", "path"}, {"agent", "vhost"}, {"status"}, {"user"}, {"ip"}})
 }
 
 // FuzzParseJSONLog: the same for JSON-lines logs.
@@ -423,17 +432,31 @@ func FuzzParseJSONLog(f *testing.F) {
 	f.Add(data[:500], uint8(0))
 	f.Add([]byte(`{"ts": "2024-12-01T11:00:00.5Z", "k": {"x": [1, "}"]}, "ip": "a\"b"}`+"\n"), uint8(1))
 	f.Add([]byte(`{"time": 1700000000123, "ip": null}`+"\n"+`{"time": 17e8, "ip": 5}`), uint8(0))
-	fuzzLog(f, []string{FormatJSONL, FormatAuto}, [][]string{{"remote_addr"}, {"ip"}})
+	for _, name := range []string{"traefik.json", "envoy.json", "caddy.json", "nginx-rt.jsonl"} {
+		data, _ := os.ReadFile("testdata/logs/" + name)
+		f.Add(data, uint8(1))
+		f.Add(data, uint8(1|16|32|64))
+	}
+	fuzzLog(f, []string{FormatJSONL, FormatAuto}, [][]string{{"remote_addr"}, {"ip", "request.client_ip", "request.headers.X-Forwarded-For"}})
 }
 
 func fuzzLog(f *testing.F, formats []string, keys [][]string) {
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
-		m := int(mode) % len(formats)
+		// The low four bits choose the format and keys; the next three
+		// --bad-lines skip, --sort and --time start.
+		m := int(mode&15) % len(formats)
 		p := filepath.Join(t.TempDir(), "f.log")
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		o := LogOptions{Format: formats[m], Keys: keys[m%len(keys)]}
+		if mode&16 != 0 {
+			o.BadLines = BadLinesSkip
+		}
+		o.Sort = mode&32 != 0
+		if mode&64 != 0 {
+			o.Time = TimeStart
+		}
 		info, err := ScanLog(p, "f.log", o)
 		if err != nil {
 			msg := err.Error()
@@ -459,12 +482,17 @@ func fuzzLog(f *testing.F, formats []string, keys [][]string) {
 		defer st.Close()
 		ks := st.(KeyedStream)
 		var n int64
+		var prev time.Duration
 		for {
 			a, ok := st.Next()
 			if !ok {
 				break
 			}
 			n++
+			if a.At < prev {
+				t.Fatalf("arrival %d at %v after one at %v: replays are in time order", n, a.At, prev)
+			}
+			prev = a.At
 			if a.At < 0 || a.At > info.End || a.At != a.Clock {
 				t.Fatalf("arrival %v outside [0, %v]", a.At, info.End)
 			}
@@ -503,6 +531,43 @@ func BenchmarkParseCombined(b *testing.B) {
 	var n int64
 	for i := 0; i < b.N; i++ {
 		st, err := OpenLog(p, "bench.log", LogOptions{Keys: []string{"ip"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, ok := st.Next(); !ok {
+				break
+			}
+			n++
+		}
+		if err := st.Err(); err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkParseJSONNested reads a Caddy-shaped JSON log keyed by a
+// nested field (request.client_ip) from memory.
+func BenchmarkParseJSONNested(b *testing.B) {
+	var buf bytes.Buffer
+	r := rand.New(rand.NewPCG(1, 1))
+	const lines = 100_000
+	for i := 0; i < lines; i++ {
+		fmt.Fprintf(&buf, `{"level":"info","ts":%d.%06d,"logger":"http.log.access.log0","msg":"handled request","request":{"remote_ip":"10.0.0.1","remote_port":"39612","client_ip":"10.%d.%d.%d","proto":"HTTP/2.0","method":"GET","host":"api.example.com","uri":"/v1/items/%d","headers":{"User-Agent":["curl/8.5.0"],"Accept":["*/*"]}},"bytes_read":0,"user_id":"","duration":0.0021,"size":512,"status":200}`+"\n",
+			1733047200+i/1000, (i%1000)*1000, r.IntN(2), r.IntN(10), r.IntN(100), r.IntN(1000))
+	}
+	p := filepath.Join(b.TempDir(), "bench.json")
+	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var n int64
+	for i := 0; i < b.N; i++ {
+		st, err := OpenLog(p, "bench.json", LogOptions{Keys: []string{"request.client_ip"}})
 		if err != nil {
 			b.Fatal(err)
 		}

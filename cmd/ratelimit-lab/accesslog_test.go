@@ -60,14 +60,14 @@ func TestAccessLogBadInput(t *testing.T) {
 	}{
 		// --key (or --user) says the file is a log: a first line that is
 		// not one gets the log parser's error, not the CSV one.
-		{"garbage with key", []string{"run", "--trace", garbage, "--key", "ip", "--limit", "5"}, "garbage.log:1: no ident field where the format has one"},
-		{"garbage with user", []string{"tune", "--trace", garbage, "--user", "user", "--limit", "5"}, "garbage.log:1: no ident field"},
+		{"garbage with key", []string{"run", "--trace", garbage, "--key", "ip", "--limit", "5"}, "garbage.log:1: no [time] after the client address, ident and user fields"},
+		{"garbage with user", []string{"tune", "--trace", garbage, "--user", "user", "--limit", "5"}, "garbage.log:1: no [time] after"},
 		{"garbage with time field", []string{"run", "--trace", garbage, "--time-field", "ts", "--limit", "5"}, "garbage.log:1: the line is not a JSON object"},
 		{"garbage without key", []string{"run", "--trace", garbage, "--limit", "5"}, `garbage.log:1: the header is "hello world", expected t_ms`},
 		{"empty with key", []string{"run", "--trace", empty, "--key", "ip", "--limit", "5"}, "empty.log: the log has no requests"},
-		{"binary with key", []string{"run", "--trace", binaryLog, "--key", "ip", "--limit", "5"}, "binary.log:1: no client address field"},
+		{"binary with key", []string{"run", "--trace", binaryLog, "--key", "ip", "--limit", "5"}, "binary.log:1: no [time] after"},
 		{"bad line", []string{"run", "--trace", bad, "--key", "ip", "--limit", "5"}, `bad.log:3: no quoted "request" after the [time]`},
-		{"unknown key", []string{"run", "--trace", log, "--key", "host", "--limit", "5"}, `--key "host" is not a field of the combined format; use one of ip, user, method, path, status, agent, referer`},
+		{"unknown key", []string{"run", "--trace", log, "--key", "host", "--limit", "5"}, `--key "host" is not a field of the combined format; use one of ip, user, method, path, status, vhost, agent, referer`},
 		{"unknown json key", []string{"run", "--trace", jsonl, "--key", "host", "--limit", "5"}, `--key "host" is a field of no line of ` + jsonl + `; use one of the fields the first line has: time, ip`},
 		{"unknown format", []string{"run", "--trace", log, "--trace-format", "w3c", "--limit", "5"}, `--trace-format "w3c" is unknown`},
 		{"key without trace", []string{"run", "poisson", "--key", "ip"}, "--key applies to --trace"},
