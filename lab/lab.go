@@ -117,9 +117,8 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 		return nil, fmt.Errorf("--top must be 0 or more, got %d (0 lists no keys; for example --top 10)", opts.Top)
 	}
 	thresholds := make([]report.Threshold, len(opts.FailIf))
-	names := LimiterNames() // the registry names summary.json's "name" holds
 	for i, s := range opts.FailIf {
-		t, err := report.ParseThreshold(s, names...)
+		t, err := ParseFailIf(s)
 		if err != nil {
 			return nil, err
 		}
