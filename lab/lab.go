@@ -71,6 +71,9 @@ type Options struct {
 	// To zoom it.
 	Chart    string
 	From, To time.Duration
+	// ToSet says --to was given, so that --to 0s (zero, the flag's
+	// default) is refused as an empty zoom instead of meaning "no --to".
+	ToSet bool
 	// HTML writes report.html.
 	HTML bool
 	// FailIf are thresholds ([NAME.]FIELD OP NUMBER) that Run.Crossed
@@ -124,7 +127,10 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 		}
 		thresholds[i] = t
 	}
-	if opts.From != 0 && opts.To != 0 && opts.From >= opts.To {
+	if opts.ToSet && opts.To == 0 && opts.From == 0 {
+		return nil, errors.New("--to 0s ends the zoom where it starts (--from is the run's start unless given); give --to a time after --from, or drop --to")
+	}
+	if (opts.ToSet || opts.To != 0) && opts.From >= opts.To {
 		if opts.From == opts.To {
 			return nil, fmt.Errorf("--from and --to are both %v; the zoom needs --from before --to", opts.From)
 		}
@@ -167,7 +173,7 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 	p.chart = plots.ChartOptions{Mode: opts.Chart, From: opts.From, To: opts.To}
 	switch opts.Chart {
 	case "none":
-		if opts.From != 0 || opts.To != 0 {
+		if opts.From != 0 || opts.To != 0 || opts.ToSet {
 			return nil, errors.New("--from and --to zoom the chart, but --chart none draws none; drop them or pick a chart")
 		}
 	case "", plots.ModePanels, plots.ModeOverlay:

@@ -87,6 +87,7 @@ with status 3, its files written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sourceFromFlags(&opts.Lab.Source, cmd, args)
 			opts.Lab.Redis.TimeoutSet = cmd.Flags().Changed("redis-timeout")
+			opts.Lab.ToSet = cmd.Flags().Changed("to")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
