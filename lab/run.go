@@ -29,6 +29,9 @@ type Run struct {
 // before any file is written.
 func (p *Plan) Execute(ctx context.Context, h Hooks) (*Run, error) {
 	notes := h.notes()
+	if err := checkNotMixing(p.out, "run"); err != nil {
+		return nil, err
+	}
 	dir, err := output.Open(p.out)
 	if err != nil {
 		return nil, err

@@ -130,6 +130,9 @@ type Tune struct {
 // Execute replays the tune and writes tune.csv, tune.png and report.html
 // into Out, all or none.
 func (t *TunePlan) Execute(ctx context.Context, h Hooks) (*Tune, error) {
+	if err := checkNotMixing(t.p.out, "tune"); err != nil {
+		return nil, err
+	}
 	dir, err := output.Open(t.p.out)
 	if err != nil {
 		return nil, err
