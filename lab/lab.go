@@ -288,6 +288,7 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	if note := stepsBackNote(stream); note != "" {
 		r.Notes = append(r.Notes, note)
 	}
+	r.Notes = append(r.Notes, emptyNotes(res, p.src.Silent)...)
 	if note := breakerNote(res, p.cfg.Downstream, scenarios.StreamColumns(stream)); note != "" {
 		r.Notes = append(r.Notes, note)
 	}

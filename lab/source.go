@@ -67,6 +67,9 @@ type source struct {
 	Notes []string
 	// Origin is the absolute time of an access log's 0 (zero otherwise).
 	Origin time.Time
+	// Silent says which of a scenario's phases send nothing in this run
+	// (scenarios.Scenario.Silent): the reason a run may have no arrivals.
+	Silent []string
 }
 
 // printNotes writes the source's notes, one "note:" each, wrapped to fit
@@ -153,6 +156,7 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 		Seed:       sc.Seed,
 		HasSeed:    true,
 		Downstream: sc.Downstream,
+		Silent:     sc.Silent(),
 	}, nil
 }
 

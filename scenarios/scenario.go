@@ -84,6 +84,16 @@ type Scenario struct {
 	// PriorityShare, between 0 and 1, marks that seeded share of every
 	// arrival prioritized (Arrival.Priority; see catalog_priority.go).
 	PriorityShare float64 `yaml:"-"`
+	// scaled, when WithLimit scaled the traffic, is how: Validate then
+	// names --limit as the reason a burst's count rounded to 0.
+	scaled *scaling
+}
+
+// scaling is what WithLimit did: the limits before and after, and every
+// phase's count before.
+type scaling struct {
+	from, to float64
+	counts   []int64
 }
 
 // Phase is one source of arrivals (or a clock step) on the run's true time
@@ -196,7 +206,15 @@ func (s Scenario) WithLimit(limit float64) Scenario {
 		return c
 	}
 	f := limit / s.Limit
+	c.scaled = &scaling{from: s.Limit, to: limit, counts: make([]int64, len(c.Phases))}
+	if s.scaled != nil {
+		c.scaled.from = s.scaled.from // scaled twice: the first limit is the file's
+	}
 	for i := range c.Phases {
+		c.scaled.counts[i] = c.Phases[i].Count
+		if s.scaled != nil && i < len(s.scaled.counts) {
+			c.scaled.counts[i] = s.scaled.counts[i]
+		}
 		p := &c.Phases[i]
 		p.Rate *= f
 		p.StartRate *= f
@@ -206,6 +224,20 @@ func (s Scenario) WithLimit(limit float64) Scenario {
 		p.Count = int64(math.Round(float64(p.Count) * f))
 	}
 	return c
+}
+
+// Silent returns one line for each phase that sends nothing in this run
+// because it starts at or after the run's end (duration): its arrivals
+// would all be cut. Idle phases and clock steps send nothing anyway.
+func (s Scenario) Silent() []string {
+	var out []string
+	for i, p := range s.Phases {
+		if p.Type == PhaseIdle || p.Type == PhaseClockStep || p.Start < s.Duration {
+			continue
+		}
+		out = append(out, fmt.Sprintf("phase %d (%s) starts at %v, at or after the end of the run (duration %v), so it sends nothing", i+1, p.Type, p.Start, s.Duration))
+	}
+	return out
 }
 
 // WithDuration returns a copy that runs for d. Phases without a duration of
@@ -278,6 +310,15 @@ func (s Scenario) validate(check SpecChecker) error {
 		return errors.New("no phases; add at least one phase of traffic")
 	}
 	for i, p := range s.Phases {
+		if p.Type == PhaseBurst && p.Count == 0 && s.scaled != nil && i < len(s.scaled.counts) && s.scaled.counts[i] > 0 {
+			// The YAML refuses count: 0 (a burst needs at least one
+			// arrival); a count that --limit rounds to 0 is refused the
+			// same way, with the reason and the smallest limit that keeps
+			// one arrival: round(count·limit/L) ≥ 1 from limit = L/(2·count).
+			n := s.scaled.counts[i]
+			return fmt.Errorf("phase %d (burst): --limit %g scales the traffic by %g (the scenario's limit is %g), so its count %d becomes %g, which rounds to 0; a burst needs at least one arrival: give --limit %g or more",
+				i+1, s.scaled.to, s.scaled.to/s.scaled.from, s.scaled.from, n, float64(n)*s.scaled.to/s.scaled.from, math.Ceil(100*s.scaled.from/(2*float64(n)))/100)
+		}
 		if fe := p.check(); fe != nil {
 			return fmt.Errorf("phase %d (%s): %s", i+1, p.Type, fe.msg)
 		}

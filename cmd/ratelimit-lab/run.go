@@ -71,7 +71,9 @@ field, e.g. --fail-if 'overshoot>1.05' or --fail-if 'pass_pct<60'
 a chain: 'leap-array.overshoot>1.1', 'circuit-breaker.breaker_opens>0'; a
 NAME no limiter of the run has is an error);
 if any holds, the run says which limiter crossed which threshold and exits
-with status 3, its files written.`,
+with status 3, its files written. A ratio of 0/0 (pass_pct of a run without
+arrivals) is undefined: a gate on it neither passes nor fails, and the run
+exits with status 4 unless another threshold was crossed.`,
 		Example: `  ratelimit-lab run boundary-burst
   ratelimit-lab run boundary-burst --from 0.8s --to 1.3s
   ratelimit-lab run adversarial --algo leap-array:sample-count=1000 --algo fixed-window
@@ -139,13 +141,23 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	fmt.Fprintf(side, "wrote %s/{%s}\n", filepath.ToSlash(run.Dir), strings.Join(run.Files, ","))
 	crossed, err := run.Crossed()
-	if err != nil || len(crossed) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, c := range crossed {
+	undefined, err := run.Undefined()
+	if err != nil {
+		return err
+	}
+	for _, c := range append(crossed, undefined...) {
 		fmt.Fprintln(opts.IO.ErrOut, "ratelimit-lab: "+c)
 	}
-	return lab.CrossedError(len(crossed))
+	switch {
+	case len(crossed) > 0: // a gate that failed outweighs one that could not tell
+		return lab.CrossedError(len(crossed))
+	case len(undefined) > 0:
+		return lab.UndefinedGateError(len(undefined))
+	}
+	return nil
 }
 
 // progress shows a bar on a terminal for runs longer than about a second.
