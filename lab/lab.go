@@ -211,6 +211,10 @@ func (p *Plan) Out() string { return p.out }
 // trace), else 0.
 func (p *Plan) Expected() int64 { return p.src.Expected }
 
+// Approx is the mean number of arrivals expected (Expected when known,
+// a Poisson scenario's mean otherwise), 0 when not known beforehand.
+func (p *Plan) Approx() float64 { return p.src.Approx }
+
 // Hooks are what a caller learns while a plan runs. Every field may be
 // nil.
 type Hooks struct {

@@ -108,6 +108,9 @@ func (t *TunePlan) Out() string { return t.p.out }
 // Expected is the number of arrivals when known beforehand, else 0.
 func (t *TunePlan) Expected() int64 { return t.p.src.Expected }
 
+// Approx is the mean number of arrivals expected, 0 when not known.
+func (t *TunePlan) Approx() float64 { return t.p.src.Approx }
+
 // Replay runs every sample count on the arrivals, in parallel.
 func (t *TunePlan) Replay(ctx context.Context, h Hooks) (*simulator.TuneResult, error) {
 	cfg := t.p.cfg

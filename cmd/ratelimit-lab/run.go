@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
@@ -127,7 +124,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer plan.Close()
-	bar := newProgress(opts.IO, opts.Quiet, plan.Expected())
+	bar := newProgress(opts.IO, opts.Quiet, plan.Expected(), plan.Approx())
 	run, err := plan.Execute(ctx, lab.Hooks{Notes: opts.IO.ErrOut, Width: opts.IO.Width, Progress: bar.update, Finished: bar.finish})
 	if err != nil {
 		return err
@@ -158,72 +155,4 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return lab.UndefinedGateError(len(undefined))
 	}
 	return nil
-}
-
-// progress shows a bar on a terminal for runs longer than about a second.
-// The bar starts with the run, so that its rate (arrivals/s) is over the
-// run's elapsed time, but writes nothing until a second has passed: a bar
-// created only then would start its clock at its first tick and show a
-// rate of every arrival so far over a few microseconds.
-type progress struct {
-	enabled  bool
-	errOut   io.Writer
-	expected int64
-	// now is the clock that opens the gate (time.Now; a test's own).
-	now   func() time.Time
-	start time.Time
-	gate  *gatedWriter
-	bar   *progressbar.ProgressBar
-}
-
-// gatedWriter drops what is written until open.
-type gatedWriter struct {
-	w    io.Writer
-	open bool
-}
-
-func (g *gatedWriter) Write(b []byte) (int, error) {
-	if !g.open {
-		return len(b), nil
-	}
-	return g.w.Write(b)
-}
-
-func newProgress(io *IOStreams, quiet bool, expected int64) *progress {
-	return &progress{enabled: io.ErrTTY && !quiet, errOut: io.ErrOut, expected: expected, now: time.Now, start: time.Now()}
-}
-
-// showAfter is how long a run goes before its bar appears.
-const showAfter = time.Second
-
-func (p *progress) update(done int64) {
-	if !p.enabled {
-		return
-	}
-	if p.bar == nil {
-		max := p.expected
-		if max == 0 {
-			max = -1
-		}
-		p.gate = &gatedWriter{w: p.errOut}
-		p.bar = progressbar.NewOptions64(max,
-			progressbar.OptionSetWriter(p.gate),
-			progressbar.OptionSetDescription("arrivals"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("arrivals"),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-	}
-	if !p.gate.open && p.now().Sub(p.start) >= showAfter {
-		p.gate.open = true
-	}
-	_ = p.bar.Set64(done)
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-	}
 }

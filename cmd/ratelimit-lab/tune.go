@@ -91,7 +91,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return err
 	}
 	defer plan.Close()
-	bar := newProgress(opts.IO, opts.Quiet, plan.Expected())
+	bar := newProgress(opts.IO, opts.Quiet, plan.Expected(), plan.Approx())
 	tune, err := plan.Execute(ctx, lab.Hooks{Notes: opts.IO.ErrOut, Width: opts.IO.Width, Progress: bar.update, Finished: bar.finish})
 	if err != nil {
 		return err
