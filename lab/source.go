@@ -135,6 +135,10 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 		return o.resolveTrace(ctx, sc)
 	}
 	if o.LimitSet {
+		// A closed loop's capacity scales with its traffic (issue 34).
+		if sc, err = sc.WithCapacity(o.Limit / sc.Limit); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
 		sc = sc.WithLimit(o.Limit)
 	}
 	if o.DurationSet {

@@ -50,3 +50,45 @@ func TestSilentPhases(t *testing.T) {
 		t.Errorf("every phase inside 10s: %q", got)
 	}
 }
+
+// --limit scales a closed loop's capacity with its traffic: retry-storm
+// is Poisson at 0.8 times the capacity of 8 servers of 20 ms; at twice
+// the limit it is 16 servers, service, timeout and phases unchanged, so
+// the offered load stays 0.8 times the capacity; processor sharing scales
+// its cores; a scaling that would make servers fractional is refused.
+func TestWithCapacityKeepsLoadOverCapacity(t *testing.T) {
+	storm, err := Lookup("retry-storm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	capacity := func(s Scenario) float64 {
+		return float64(s.Downstream.Servers) / s.Downstream.Service.Seconds()
+	}
+	scaled, err := storm.WithCapacity(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaled = scaled.WithLimit(2 * storm.Limit)
+	before := storm.Phases[0].Rate / capacity(storm)
+	after := scaled.Phases[0].Rate / capacity(scaled)
+	if before != 0.8 || after != 0.8 || scaled.Downstream.Servers != 16 || scaled.Downstream.Service != storm.Downstream.Service ||
+		scaled.Downstream.Timeout != storm.Downstream.Timeout || scaled.Downstream.Phases[0] != storm.Downstream.Phases[0] {
+		t.Errorf("load/capacity %v → %v; downstream %+v", before, after, scaled.Downstream)
+	}
+	if storm.Downstream.Servers != 8 {
+		t.Error("WithCapacity changed the scenario it copied")
+	}
+	ramp, _ := Lookup("overload-ramp")
+	if r, err := ramp.WithCapacity(0.5); err != nil || r.Downstream.Cores != 4 {
+		t.Errorf("ps: %v, cores %v", err, r.Downstream.Cores)
+	}
+	if _, err := storm.WithCapacity(1.05); err == nil || !strings.Contains(err.Error(), "servers: 8 would become 8.4 servers; pick a limit that keeps them whole (a multiple of 50/s)") {
+		t.Errorf("fractional servers: %v", err)
+	}
+	// A scenario without a downstream is unchanged.
+	if p, _ := Lookup("poisson"); p.Downstream != nil {
+		t.Fatal("poisson has a downstream")
+	} else if q, err := p.WithCapacity(3); err != nil || q.Downstream != nil {
+		t.Errorf("open loop: %v", err)
+	}
+}

@@ -226,6 +226,77 @@ func (s Scenario) WithLimit(limit float64) Scenario {
 	return c
 }
 
+// WithCapacity returns a copy whose downstream (if any) has its capacity
+// scaled by f, as --limit scales a closed-loop scenario: the servers of a
+// FIFO downstream (and each phase's servers override) are multiplied by
+// f, the cores of a processor-sharing one likewise, so that traffic
+// described against the capacity ("0.8 times the capacity of 8 servers of
+// 20 ms") keeps that ratio while service times, timeouts and the phases'
+// times stay as written. Servers are whole: a count that f would make
+// fractional is an error naming the scalings that keep them whole.
+func (s Scenario) WithCapacity(f float64) (Scenario, error) {
+	c := s.clone()
+	if s.Downstream == nil || f == 1 {
+		return c, nil
+	}
+	d := *s.Downstream
+	d.Phases = append([]DownstreamPhase(nil), s.Downstream.Phases...)
+	whole := func(what string, n int) (int, error) {
+		x := float64(n) * f
+		if r := math.Round(x); math.Abs(x-r) <= 1e-9*x && r >= 1 {
+			return int(r), nil
+		}
+		return 0, fmt.Errorf("--limit scales the downstream's capacity with the traffic (×%g), but %s %d would become %g servers; pick a limit that keeps them whole (a multiple of %g/s)",
+			f, what, n, x, s.Limit/float64(gcdServers(s.Downstream)))
+	}
+	if d.PS {
+		d.Cores *= f
+	} else {
+		n, err := whole("servers:", d.Servers)
+		if err != nil {
+			return c, err
+		}
+		d.Servers = n
+	}
+	for i := range d.Phases {
+		p := &d.Phases[i]
+		if p.Cores > 0 {
+			p.Cores *= f
+		}
+		if p.Servers > 0 {
+			n, err := whole(fmt.Sprintf("phase %d's servers:", i+1), p.Servers)
+			if err != nil {
+				return c, err
+			}
+			p.Servers = n
+		}
+	}
+	c.Downstream = &d
+	return c, nil
+}
+
+// gcdServers is the greatest common divisor of the server counts a
+// downstream names (its own, for FIFO, and its phases'): limits that are
+// multiples of limit/gcd keep every count whole.
+func gcdServers(d *Downstream) int {
+	g := 0
+	gcd := func(a, b int) int {
+		for b != 0 {
+			a, b = b, a%b
+		}
+		return a
+	}
+	if !d.PS {
+		g = d.Servers
+	}
+	for _, p := range d.Phases {
+		if p.Servers > 0 {
+			g = gcd(g, p.Servers)
+		}
+	}
+	return max(g, 1)
+}
+
 // Silent returns one line for each phase that sends nothing in this run
 // because it starts at or after the run's end (duration): its arrivals
 // would all be cut. Idle phases and clock steps send nothing anyway.

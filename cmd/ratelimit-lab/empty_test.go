@@ -80,3 +80,28 @@ func TestLimitRoundingABurstToNothingIsRefused(t *testing.T) {
 		t.Error("a refused run wrote its directory")
 	}
 }
+
+// --limit on a closed loop scales its capacity with its traffic, or
+// refuses when servers would not be whole (before: the downstream kept 8
+// servers, so retry-storm --limit 800 ran at 1.6 times its capacity).
+func TestLimitOnClosedLoopScalesCapacity(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := run100(t, nil, "run", "retry-storm", "--limit", "420", "--algo", "none", "--duration", "2s", "--quiet", "--out", filepath.Join(dir, "a"))
+	if code != 1 || !strings.Contains(stderr, `scenario "retry-storm": --limit scales the downstream's capacity with the traffic (×1.05), but servers: 8 would become 8.4 servers`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	// At twice the limit, twice the servers: in the 5 s before the
+	// slowdown no call times out, as at the scenario's own limit (with 8
+	// servers at 640/s, 1.6 times the capacity, the queue grew past the
+	// 1 s timeout within 2 s).
+	for _, limit := range []string{"400", "800"} {
+		out := filepath.Join(dir, limit)
+		if _, stderr, code := run100(t, nil, "run", "retry-storm", "--limit", limit, "--algo", "none", "--duration", "5s", "--quiet", "--out", out); code != 0 {
+			t.Fatal(stderr)
+		}
+		js, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+		if !strings.Contains(string(js), `"timeouts": 0,`) {
+			t.Errorf("--limit %s: timeouts before the slowdown:\n%s", limit, js)
+		}
+	}
+}
