@@ -346,6 +346,10 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 	return header, rows
 }
 
+// TableNumber prints a limit for a table cell as the terminal's table
+// does (report.html's table uses it too).
+func TableNumber(x float64) string { return fmtTableNumber(x) }
+
 // fmtTableNumber prints a limit (or an overshoot) for a table cell with one decimal, or, when
 // that would be long or read 0.0 (from 1e15 up, below 0.05), in four
 // significant digits with an exponent: 1e+300, 1e-07.
@@ -431,6 +435,10 @@ func TuneTable(t *TuneResult) (header []string, rows [][]string) {
 	}
 	return header, rows
 }
+
+// ShortDuration prints a duration as the table headers do (max/1s,
+// peak/50ms).
+func ShortDuration(d time.Duration) string { return shortDur(d) }
 
 // shortDur prints a duration compactly: 0, 50ms, 1s, 1.5ms.
 func shortDur(d time.Duration) string {
