@@ -52,7 +52,10 @@ trace name>):
   decisions.csv  with --decisions: one row per arrival and limiter
 Files appear only when the whole run succeeds, and then the files of an
 earlier run in --out that this one does not write are removed; other files
-stay. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
+stay. An --out holding a tune's or a bench's files is refused (each command
+writes its own report.html). --limit scales a scenario's traffic, and in a
+scenario with a downstream its servers (or cores) too, so the load against
+its capacity holds; a limit that would make servers fractional is refused. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
 key=COLUMN) read a key column of the trace and list their top keys by
 rejections under the table (--top N).
 
