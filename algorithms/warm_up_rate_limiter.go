@@ -158,7 +158,10 @@ func (u *WarmUpRateLimiter) Warnings() []string {
 const maxWarmUpRateLimiterRate = 2000
 
 // warmUpRateLimiterFree reports where Check's cost, Math.round(1000/rate)
-// ms (WarmUpRateLimiterController.canPass), is 0 for this limit: warm,
+// ms, is 0 for this limit (alibaba/Sentinel
+// sentinel-core/.../flow/controller/WarmUpRateLimiterController.java,
+// canPass: restToken >= warningToken takes warmingQps =
+// Math.nextUp(1.0 / (aboveToken * slope + 1.0 / count))): warm,
 // below the warning line, where rate is the limit; edge, at the warning
 // line (aboveToken 0), where rate is warningQps's largest value,
 // nextUp(1/(0·slope + 1/limit)), one ulp above the limit at 2000/s, so
