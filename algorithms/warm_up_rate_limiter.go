@@ -141,16 +141,38 @@ func (u *WarmUpRateLimiter) Warnings() []string {
 	if u.cfg.MaxQueue == 0 {
 		out = append(out, maxQueueZero("warm-up-rate-limiter"))
 	}
-	if u.cfg.Limit > maxWarmUpRateLimiterRate {
+	switch warm, edge := warmUpRateLimiterFree(u.cfg.Limit); {
+	case warm:
 		out = append(out, fmt.Sprintf("warm-up-rate-limiter at %s/s limits nothing once warm: its cost, Math.round(1000/limit) ms, is 0 above %d/s (Sentinel's own arithmetic); use leaky-bucket, which counts in nanoseconds at such rates",
 			formatNumber(u.cfg.Limit), maxWarmUpRateLimiterRate))
+	case edge:
+		out = append(out, fmt.Sprintf("warm-up-rate-limiter at %s/s limits nothing while its tokens sit at the warning line: there its rate, nextUp(1/(1/limit)), is just above %s/s and its cost, Math.round(1000/rate) ms, is 0 (Sentinel's own arithmetic), so it can pass far more than the limit; use at most %d/s, or leaky-bucket, which counts in nanoseconds",
+			formatNumber(u.cfg.Limit), formatNumber(u.cfg.Limit), maxWarmUpRateLimiterRate-1))
 	}
 	return out
 }
 
 // maxWarmUpRateLimiterRate is the largest limit at which
-// WarmUpRateLimiterController's cost, Math.round(1000/limit) ms, is not 0.
+// WarmUpRateLimiterController's cost once warm, Math.round(1000/limit) ms,
+// is not 0.
 const maxWarmUpRateLimiterRate = 2000
+
+// warmUpRateLimiterFree reports where Check's cost, Math.round(1000/rate)
+// ms, is 0 for this limit (alibaba/Sentinel
+// sentinel-core/.../flow/controller/WarmUpRateLimiterController.java,
+// canPass: restToken >= warningToken takes warmingQps =
+// Math.nextUp(1.0 / (aboveToken * slope + 1.0 / count))): warm,
+// below the warning line, where rate is the limit; edge, at the warning
+// line (aboveToken 0), where rate is warningQps's largest value,
+// nextUp(1/(0·slope + 1/limit)), one ulp above the limit at 2000/s, so
+// that the cost of 0.49999999999999994 ms rounds to 0. The rate falls as
+// the stored tokens rise above the line, so edge is the only other place.
+func warmUpRateLimiterFree(limit float64) (warm, edge bool) {
+	warm = javaRound(1.0*1/limit*1000) == 0
+	top := nextUp(1.0 / (0*1.0 + 1.0/limit))
+	edge = javaRound(1.0*1/top*1000) == 0
+	return warm, edge && !warm
+}
 
 // StateBytes implements Limiter.
 func (u *WarmUpRateLimiter) StateBytes() int {

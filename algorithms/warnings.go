@@ -5,7 +5,7 @@ package algorithms
 // under which the limiter cannot limit. The limiter still runs exactly as
 // specified; an empty result means nothing to say. Each limiter says its
 // own (Warner): leaky-bucket and warm-up-rate-limiter with max-queue=0,
-// warm-up-rate-limiter above 2000/s, distributed's redis-spring-gateway
+// warm-up-rate-limiter from 2000/s (where its cost rounds to 0 ms), distributed's redis-spring-gateway
 // with a burst below its rate, ….
 func Warnings(l Limiter) []string {
 	if w, ok := l.(Warner); ok {

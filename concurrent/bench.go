@@ -23,10 +23,30 @@ type BenchConfig struct {
 // each), so that a limit too high for the duration is an error up front.
 const MaxTimedPasses = 20_000_000
 
-// MaxGoroutines bounds --goroutines: each hammering goroutine keeps a
-// latency histogram and its stack (about 11 KB; 100000 take 1.1 GB), so a
+// MaxGoroutines bounds --goroutines: each hammering goroutine keeps its
+// stack, a batch of latencies and its tallies (BytesPerGoroutine), so a
 // count past it is an error up front rather than an out-of-memory crash.
+// The latency histograms are shared (histShards of them, about 15 KB
+// each), not one per goroutine: 100000 goroutines took 1.8 GB with one
+// each.
 const MaxGoroutines = 100_000
+
+// BytesPerGoroutine bounds what one hammering goroutine holds while a
+// bench runs: its stack as the runtime starts it (the hammer loop does not
+// grow it) and its worker (the latency batch, the tallies and a few pass
+// times). BenchmarkBenchMemory measures about 3.4 KB at 10000 and 100000
+// goroutines; --help states the peak for MaxGoroutines from it.
+const BytesPerGoroutine = 4 << 10
+
+// histShards is the most latency histograms a bench keeps: goroutine i
+// adds its latencies to histogram i mod histShards, a batch at a time
+// under the histogram's lock, so memory stays bounded whatever the
+// goroutine count, and up to histShards goroutines each have their own.
+const histShards = 64
+
+// latencyBatch is how many latencies a goroutine keeps before adding them
+// to its shared histogram.
+const latencyBatch = 32
 
 // Validate reports a hammer that cannot run, on one line naming the flag.
 func (c *BenchConfig) Validate() error {
@@ -82,14 +102,46 @@ type BenchResult struct {
 	Yields      int64 `json:"yields"`
 }
 
-// worker is one goroutine's private tallies.
+// worker is one goroutine's private tallies and its batch of latencies
+// not yet in its shared histogram.
 type worker struct {
-	hist      latencyHist
+	batch     [latencyBatch]int64
+	nb        int
+	shard     *histShard
 	passTimes []int64
 	calls     int64
 	passes    int64
 	sumNs     int64
 	_         [64]byte
+}
+
+// histShard is a latency histogram some goroutines share.
+type histShard struct {
+	mu sync.Mutex
+	h  latencyHist
+}
+
+// record keeps one latency, adding the batch to the shared histogram
+// when it is full.
+func (w *worker) record(d int64) {
+	w.batch[w.nb] = d
+	w.nb++
+	if w.nb == latencyBatch {
+		w.flush()
+	}
+}
+
+// flush adds the batch to the worker's shared histogram.
+func (w *worker) flush() {
+	if w.nb == 0 {
+		return
+	}
+	w.shard.mu.Lock()
+	for _, d := range w.batch[:w.nb] {
+		w.shard.h.add(d)
+	}
+	w.shard.mu.Unlock()
+	w.nb = 0
 }
 
 // Bench hammers a fresh limiter of impl with cfg on the wall clock (the
@@ -111,6 +163,7 @@ func Bench(ctx context.Context, impl Impl, cfg BenchConfig) (BenchResult, error)
 	cfg.Clock = clock
 	lim := impl.New(cfg.Config)
 	workers := make([]worker, cfg.Goroutines)
+	shards := make([]histShard, min(cfg.Goroutines, histShards))
 	expect := int(float64(cfg.Limit)*(float64(cfg.Duration)/float64(cfg.Window)+1)) / cfg.Goroutines
 	var stop atomic.Bool
 	var ready, done sync.WaitGroup
@@ -118,6 +171,7 @@ func Bench(ctx context.Context, impl Impl, cfg BenchConfig) (BenchResult, error)
 	for i := range workers {
 		w := &workers[i]
 		w.passTimes = make([]int64, 0, min(expect+16, 1<<16))
+		w.shard = &shards[i%len(shards)]
 		ready.Add(1)
 		done.Add(1)
 		go func() {
@@ -132,7 +186,7 @@ func Bench(ctx context.Context, impl Impl, cfg BenchConfig) (BenchResult, error)
 				t1 := clock()
 				d := t1 - t0
 				t0 = t1
-				w.hist.add(d)
+				w.record(d)
 				w.sumNs += d
 				w.calls++
 				if pass {
@@ -140,6 +194,7 @@ func Bench(ctx context.Context, impl Impl, cfg BenchConfig) (BenchResult, error)
 					w.passTimes = append(w.passTimes, at)
 				}
 			}
+			w.flush()
 		}()
 	}
 	ready.Wait()
@@ -168,9 +223,11 @@ func Bench(ctx context.Context, impl Impl, cfg BenchConfig) (BenchResult, error)
 		r.Decisions += w.calls
 		r.Passes += w.passes
 		sumNs += w.sumNs
-		hist.merge(&w.hist)
 		times = append(times, w.passTimes...)
 		w.passTimes = nil
+	}
+	for i := range shards {
+		hist.merge(&shards[i].h)
 	}
 	r.Blocks = r.Decisions - r.Passes
 	r.DecisionsPerSec = float64(r.Decisions) / elapsed.Seconds()

@@ -74,6 +74,9 @@ type Bench struct {
 // bench.json, bench.png and report.html into Out, all or none.
 func (b *BenchPlan) Execute(ctx context.Context, describe func(string), step func()) (*Bench, error) {
 	opts := b.opts
+	if err := checkNotMixing(opts.Out, "bench"); err != nil {
+		return nil, err
+	}
 	dir, err := output.Open(opts.Out)
 	if err != nil {
 		return nil, err

@@ -71,6 +71,9 @@ type Options struct {
 	// To zoom it.
 	Chart    string
 	From, To time.Duration
+	// ToSet says --to was given, so that --to 0s (zero, the flag's
+	// default) is refused as an empty zoom instead of meaning "no --to".
+	ToSet bool
 	// HTML writes report.html.
 	HTML bool
 	// FailIf are thresholds ([NAME.]FIELD OP NUMBER) that Run.Crossed
@@ -118,15 +121,17 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 		return nil, fmt.Errorf("--top must be 0 or more, got %d (0 lists no keys; for example --top 10)", opts.Top)
 	}
 	thresholds := make([]report.Threshold, len(opts.FailIf))
-	names := LimiterNames() // the registry names summary.json's "name" holds
 	for i, s := range opts.FailIf {
-		t, err := report.ParseThreshold(s, names...)
+		t, err := ParseFailIf(s)
 		if err != nil {
 			return nil, err
 		}
 		thresholds[i] = t
 	}
-	if opts.From != 0 && opts.To != 0 && opts.From >= opts.To {
+	if opts.ToSet && opts.To == 0 && opts.From == 0 {
+		return nil, errors.New("--to 0s ends the zoom where it starts (--from is the run's start unless given); give --to a time after --from, or drop --to")
+	}
+	if (opts.ToSet || opts.To != 0) && opts.From >= opts.To {
 		if opts.From == opts.To {
 			return nil, fmt.Errorf("--from and --to are both %v; the zoom needs --from before --to", opts.From)
 		}
@@ -173,7 +178,7 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 	p.chart = plots.ChartOptions{Mode: opts.Chart, From: opts.From, To: opts.To}
 	switch opts.Chart {
 	case "none":
-		if opts.From != 0 || opts.To != 0 {
+		if opts.From != 0 || opts.To != 0 || opts.ToSet {
 			return nil, errors.New("--from and --to zoom the chart, but --chart none draws none; drop them or pick a chart")
 		}
 	case "", plots.ModePanels, plots.ModeOverlay:
@@ -210,6 +215,10 @@ func (p *Plan) Out() string { return p.out }
 // Expected is the number of arrivals when it is known beforehand (a
 // trace), else 0.
 func (p *Plan) Expected() int64 { return p.src.Expected }
+
+// Approx is the mean number of arrivals expected (Expected when known,
+// a Poisson scenario's mean otherwise), 0 when not known beforehand.
+func (p *Plan) Approx() float64 { return p.src.Approx }
 
 // Hooks are what a caller learns while a plan runs. Every field may be
 // nil.
@@ -291,6 +300,7 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	if note := stepsBackNote(stream); note != "" {
 		r.Notes = append(r.Notes, note)
 	}
+	r.Notes = append(r.Notes, emptyNotes(res, p.src.Silent)...)
 	if note := breakerNote(res, p.cfg.Downstream, scenarios.StreamColumns(stream)); note != "" {
 		r.Notes = append(r.Notes, note)
 	}

@@ -37,6 +37,21 @@ func LimiterNames() []string {
 	return names
 }
 
+// ParseFailIf parses one --fail-if threshold, [NAME.]FIELD OP NUMBER.
+// NAME may be a limiter's name or one of its aliases (sliding-window,
+// throttling), as --algo takes them; the threshold then holds the
+// registry name, the one summary.json's "name" and the rows' specs carry.
+func ParseFailIf(s string) (report.Threshold, error) {
+	t, err := report.ParseThreshold(s, registry.Names()...)
+	if err != nil {
+		return t, err
+	}
+	if info, ok := registry.Lookup(t.Name); ok {
+		t.Name = info.Name
+	}
+	return t, nil
+}
+
 // Families is every Family of the registry, in its order.
 func Families() []string {
 	var fams []string

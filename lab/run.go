@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/ratelimit-lab/ratelimit-lab/internal/output"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
@@ -29,6 +30,9 @@ type Run struct {
 // before any file is written.
 func (p *Plan) Execute(ctx context.Context, h Hooks) (*Run, error) {
 	notes := h.notes()
+	if err := checkNotMixing(p.out, "run"); err != nil {
+		return nil, err
+	}
 	dir, err := output.Open(p.out)
 	if err != nil {
 		return nil, err
@@ -209,6 +213,35 @@ func (r *Run) Crossed() ([]string, error) {
 	return lines, nil
 }
 
+// Undefined lists the plan's FailIf thresholds whose field is undefined
+// (0/0, null) on a limiter they test: one line each.
+func (r *Run) Undefined() ([]string, error) {
+	if len(r.plan.thresholds) == 0 {
+		return nil, nil
+	}
+	und, err := report.CheckUndefined(r.Result.Result, r.plan.thresholds)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]string, len(und))
+	for i, u := range und {
+		lines[i] = u.String()
+	}
+	return lines, nil
+}
+
+// UndefinedError is a run that worked and whose --fail-if gate tested a
+// field that is undefined (0/0) on some limiter, and crossed no other:
+// the gate neither passed nor failed. Its files are written.
+type UndefinedError struct{ Msg string }
+
+func (e *UndefinedError) Error() string { return e.Msg }
+
+// UndefinedGateError is the UndefinedError of n undefined gates.
+func UndefinedGateError(n int) error {
+	return &UndefinedError{Msg: fmt.Sprintf("%d --fail-if threshold(s) tested an undefined (0/0) value, so the gate neither passed nor failed; the outputs are written", n)}
+}
+
 // ThresholdError is a run that worked and crossed a threshold (--fail-if,
 // tune's --target); its files are written.
 type ThresholdError struct{ Msg string }
@@ -218,4 +251,34 @@ func (e *ThresholdError) Error() string { return e.Msg }
 // CrossedError is the ThresholdError of n crossed --fail-if thresholds.
 func CrossedError(n int) error {
 	return &ThresholdError{Msg: fmt.Sprintf("%d --fail-if threshold(s) crossed; the outputs are written", n)}
+}
+
+// emptyNotes says once why the run, or a row of it, has no arrivals:
+// every ratio over arrivals is then 0/0, written null (pass_ratio) or
+// "-" (the table's pass %). silent are the scenario's phases that send
+// nothing (after its end); without arrivals they are the reason, with
+// some they are a note of their own.
+func emptyNotes(res *simulator.Result, silent []string) []string {
+	total := int64(0)
+	for _, a := range res.Algorithms {
+		total = max(total, a.Arrived)
+	}
+	if total == 0 {
+		why := "the traffic sends nothing within the run"
+		if len(silent) > 0 {
+			why = strings.Join(silent, "; ")
+		}
+		return []string{fmt.Sprintf("the run has no arrivals (%s): every ratio over arrivals is 0/0, null in summary.json and \"-\" in the table, and a --fail-if on one is undefined", why)}
+	}
+	var out []string
+	for _, s := range silent {
+		out = append(out, s)
+	}
+	labels := report.Labels(res)
+	for i, a := range res.Algorithms {
+		if a.Arrived == 0 {
+			out = append(out, fmt.Sprintf("%s has no arrivals while other rows have: its ratios over arrivals are 0/0, null", labels[i]))
+		}
+	}
+	return out
 }

@@ -82,6 +82,9 @@ type source struct {
 	// log is what summary.json says of how an access log was read, nil
 	// when there is nothing beyond the defaults.
 	log *logSummary
+	// Silent says which of a scenario's phases send nothing in this run
+	// (scenarios.Scenario.Silent): the reason a run may have no arrivals.
+	Silent []string
 }
 
 // printNotes writes the source's warnings and notes, one "warning:" or
@@ -151,6 +154,10 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 		return o.resolveTrace(ctx, sc)
 	}
 	if o.LimitSet {
+		// A closed loop's capacity scales with its traffic (issue 34).
+		if sc, err = sc.WithCapacity(o.Limit / sc.Limit); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
 		sc = sc.WithLimit(o.Limit)
 	}
 	if o.DurationSet {
@@ -172,6 +179,7 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 		Seed:       sc.Seed,
 		HasSeed:    true,
 		Downstream: sc.Downstream,
+		Silent:     sc.Silent(),
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +77,13 @@ func NewTunePlan(ctx context.Context, opts TuneOptions, notes io.Writer, width i
 	if notes == nil {
 		notes = io.Discard
 	}
+	// The same sample count twice is the same row twice: keep the first.
+	if counts, dups := dedupCounts(opts.SampleCounts); len(dups) > 0 {
+		if err := report.WriteWrapped(notes, fmt.Sprintf("note: --sample-counts names %s more than once; each runs once", joinInts(dups)), width); err != nil {
+			return nil, err
+		}
+		opts.SampleCounts = counts
+	}
 	if err := tuneRule(&opts, notes, width); err != nil {
 		return nil, err
 	}
@@ -100,6 +108,9 @@ func (t *TunePlan) Out() string { return t.p.out }
 // Expected is the number of arrivals when known beforehand, else 0.
 func (t *TunePlan) Expected() int64 { return t.p.src.Expected }
 
+// Approx is the mean number of arrivals expected, 0 when not known.
+func (t *TunePlan) Approx() float64 { return t.p.src.Approx }
+
 // Replay runs every sample count on the arrivals, in parallel.
 func (t *TunePlan) Replay(ctx context.Context, h Hooks) (*simulator.TuneResult, error) {
 	cfg := t.p.cfg
@@ -122,6 +133,9 @@ type Tune struct {
 // Execute replays the tune and writes tune.csv, tune.png and report.html
 // into Out, all or none.
 func (t *TunePlan) Execute(ctx context.Context, h Hooks) (*Tune, error) {
+	if err := checkNotMixing(t.p.out, "tune"); err != nil {
+		return nil, err
+	}
 	dir, err := output.Open(t.p.out)
 	if err != nil {
 		return nil, err
@@ -223,6 +237,39 @@ func someDivides(counts []int, interval time.Duration) error {
 		joinInts(counts), ims, strings.Join(divisors, ","))
 }
 
+// dedupCounts returns counts without repeats (first occurrences, in
+// order) and the counts that were repeated, each once.
+func dedupCounts(counts []int) (kept, dups []int) {
+	seen := map[int]bool{}
+	for _, n := range counts {
+		if !seen[n] {
+			seen[n] = true
+			kept = append(kept, n)
+		} else if !slices.Contains(dups, n) {
+			dups = append(dups, n)
+		}
+	}
+	return kept, dups
+}
+
+// untriedDivisors are the sample counts Sentinel accepts for the interval
+// (those that divide it in whole ms, buckets of at least 1 ms) strictly
+// between lo and hi that the tune did not try, ascending.
+func untriedDivisors(res *simulator.TuneResult, lo, hi int) []int {
+	ims := int(res.Interval / time.Millisecond)
+	tried := map[int]bool{}
+	for _, row := range res.Rows {
+		tried[row.SampleCount] = true
+	}
+	var out []int
+	for n := lo + 1; n < hi && n <= ims; n++ {
+		if ims%n == 0 && !tried[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 func joinInts(ns []int) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {
@@ -231,8 +278,12 @@ func joinInts(ns []int) string {
 	return strings.Join(s, ",")
 }
 
-// reportTarget names the smallest N whose overshoot is at most target, or
-// returns a ThresholdError when no N tried reaches it.
+// reportTarget names the smallest N among those tried whose overshoot is
+// at most target, and the sample counts it did not try below it (the
+// overshoot is not monotone in N, so an untried smaller one may meet the
+// target too: the claim is only as strong as the counts tried); or it
+// returns a ThresholdError when no N tried reaches it, suggesting only
+// counts not tried.
 func reportTarget(out io.Writer, res *simulator.TuneResult, target float64, fit int) error {
 	best := -1
 	for i, row := range res.Rows {
@@ -246,12 +297,39 @@ func reportTarget(out io.Writer, res *simulator.TuneResult, target float64, fit 
 	}
 	t := strconv.FormatFloat(target, 'f', -1, 64)
 	if best < 0 {
-		return &ThresholdError{Msg: fmt.Sprintf("no sample count tried keeps the overshoot within --target %s; try larger ones, e.g. --sample-counts 100,1000", t)}
+		return &ThresholdError{Msg: noTargetMsg(res, t)}
 	}
 	row := res.Rows[best]
 	over := strconv.FormatFloat(row.Overshoot, 'f', 3, 64)
 	if row.LateAdmissions > 0 {
 		over = simulator.LowerBound + over
 	}
-	return report.WriteWrapped(out, fmt.Sprintf("target %s: the smallest N with overshoot ≤ %s is N=%d (overshoot %s, bucket %s)", t, t, row.SampleCount, over, row.Bucket), fit)
+	line := fmt.Sprintf("target %s: among the sample counts tried, the smallest N with overshoot ≤ %s is N=%d (overshoot %s, bucket %s)", t, t, row.SampleCount, over, row.Bucket)
+	if below := untriedDivisors(res, 0, row.SampleCount); len(below) > 0 {
+		line += fmt.Sprintf("; not tried below it: %s (add them to --sample-counts to check)", joinInts(below))
+	}
+	return report.WriteWrapped(out, line, fit)
+}
+
+// noTargetMsg is the line of a tune whose tried counts all miss the
+// target: it suggests larger sample counts not tried yet (the overshoot
+// tends to fall as N grows), else smaller ones, else says none is left.
+func noTargetMsg(res *simulator.TuneResult, t string) string {
+	most := 0
+	for _, row := range res.Rows {
+		most = max(most, row.SampleCount)
+	}
+	ims := int(res.Interval / time.Millisecond)
+	pick := untriedDivisors(res, most, ims+1)
+	which := "larger"
+	if len(pick) == 0 {
+		pick, which = untriedDivisors(res, 0, most), "other"
+	}
+	if len(pick) == 0 {
+		return fmt.Sprintf("no sample count tried keeps the overshoot within --target %s, and every sample count that divides the interval of %d ms was tried; no leap-array at this interval reaches it: raise --target or change --interval", t, ims)
+	}
+	if len(pick) > 3 {
+		pick = []int{pick[0], pick[len(pick)/2], pick[len(pick)-1]}
+	}
+	return fmt.Sprintf("no sample count tried keeps the overshoot within --target %s; try %s ones not tried yet, e.g. --sample-counts %s", t, which, joinInts(pick))
 }

@@ -84,6 +84,16 @@ type Scenario struct {
 	// PriorityShare, between 0 and 1, marks that seeded share of every
 	// arrival prioritized (Arrival.Priority; see catalog_priority.go).
 	PriorityShare float64 `yaml:"-"`
+	// scaled, when WithLimit scaled the traffic, is how: Validate then
+	// names --limit as the reason a burst's count rounded to 0.
+	scaled *scaling
+}
+
+// scaling is what WithLimit did: the limits before and after, and every
+// phase's count before.
+type scaling struct {
+	from, to float64
+	counts   []int64
 }
 
 // Phase is one source of arrivals (or a clock step) on the run's true time
@@ -196,7 +206,15 @@ func (s Scenario) WithLimit(limit float64) Scenario {
 		return c
 	}
 	f := limit / s.Limit
+	c.scaled = &scaling{from: s.Limit, to: limit, counts: make([]int64, len(c.Phases))}
+	if s.scaled != nil {
+		c.scaled.from = s.scaled.from // scaled twice: the first limit is the file's
+	}
 	for i := range c.Phases {
+		c.scaled.counts[i] = c.Phases[i].Count
+		if s.scaled != nil && i < len(s.scaled.counts) {
+			c.scaled.counts[i] = s.scaled.counts[i]
+		}
 		p := &c.Phases[i]
 		p.Rate *= f
 		p.StartRate *= f
@@ -206,6 +224,91 @@ func (s Scenario) WithLimit(limit float64) Scenario {
 		p.Count = int64(math.Round(float64(p.Count) * f))
 	}
 	return c
+}
+
+// WithCapacity returns a copy whose downstream (if any) has its capacity
+// scaled by f, as --limit scales a closed-loop scenario: the servers of a
+// FIFO downstream (and each phase's servers override) are multiplied by
+// f, the cores of a processor-sharing one likewise, so that traffic
+// described against the capacity ("0.8 times the capacity of 8 servers of
+// 20 ms") keeps that ratio while service times, timeouts and the phases'
+// times stay as written. Servers are whole: a count that f would make
+// fractional is an error naming the scalings that keep them whole.
+func (s Scenario) WithCapacity(f float64) (Scenario, error) {
+	c := s.clone()
+	if s.Downstream == nil || f == 1 {
+		return c, nil
+	}
+	d := *s.Downstream
+	d.Phases = append([]DownstreamPhase(nil), s.Downstream.Phases...)
+	whole := func(what string, n int) (int, error) {
+		x := float64(n) * f
+		if r := math.Round(x); math.Abs(x-r) <= 1e-9*x && r >= 1 {
+			return int(r), nil
+		}
+		return 0, fmt.Errorf("--limit scales the downstream's capacity with the traffic (×%g), but %s %d would become %g servers; pick a limit that keeps them whole (a multiple of %g/s)",
+			f, what, n, x, s.Limit/float64(gcdServers(s.Downstream)))
+	}
+	if d.PS {
+		d.Cores *= f
+	} else {
+		n, err := whole("servers:", d.Servers)
+		if err != nil {
+			return c, err
+		}
+		d.Servers = n
+	}
+	for i := range d.Phases {
+		p := &d.Phases[i]
+		if p.Cores > 0 {
+			p.Cores *= f
+		}
+		if p.Servers > 0 {
+			n, err := whole(fmt.Sprintf("phase %d's servers:", i+1), p.Servers)
+			if err != nil {
+				return c, err
+			}
+			p.Servers = n
+		}
+	}
+	c.Downstream = &d
+	return c, nil
+}
+
+// gcdServers is the greatest common divisor of the server counts a
+// downstream names (its own, for FIFO, and its phases'): limits that are
+// multiples of limit/gcd keep every count whole.
+func gcdServers(d *Downstream) int {
+	g := 0
+	gcd := func(a, b int) int {
+		for b != 0 {
+			a, b = b, a%b
+		}
+		return a
+	}
+	if !d.PS {
+		g = d.Servers
+	}
+	for _, p := range d.Phases {
+		if p.Servers > 0 {
+			g = gcd(g, p.Servers)
+		}
+	}
+	return max(g, 1)
+}
+
+// Silent returns one line for each phase that sends nothing in this run
+// because it starts at or after the run's end (duration): its arrivals
+// would all be cut. Idle phases and clock steps send nothing anyway.
+func (s Scenario) Silent() []string {
+	var out []string
+	for i, p := range s.Phases {
+		if p.Type == PhaseIdle || p.Type == PhaseClockStep || p.Start < s.Duration {
+			continue
+		}
+		out = append(out, fmt.Sprintf("phase %d (%s) starts at %v, at or after the end of the run (duration %v), so it sends nothing", i+1, p.Type, p.Start, s.Duration))
+	}
+	return out
 }
 
 // WithDuration returns a copy that runs for d. Phases without a duration of
@@ -278,6 +381,15 @@ func (s Scenario) validate(check SpecChecker) error {
 		return errors.New("no phases; add at least one phase of traffic")
 	}
 	for i, p := range s.Phases {
+		if p.Type == PhaseBurst && p.Count == 0 && s.scaled != nil && i < len(s.scaled.counts) && s.scaled.counts[i] > 0 {
+			// The YAML refuses count: 0 (a burst needs at least one
+			// arrival); a count that --limit rounds to 0 is refused the
+			// same way, with the reason and the smallest limit that keeps
+			// one arrival: round(count·limit/L) ≥ 1 from limit = L/(2·count).
+			n := s.scaled.counts[i]
+			return fmt.Errorf("phase %d (burst): --limit %g scales the traffic by %g (the scenario's limit is %g), so its count %d becomes %g, which rounds to 0; a burst needs at least one arrival: give --limit %g or more",
+				i+1, s.scaled.to, s.scaled.to/s.scaled.from, s.scaled.from, n, float64(n)*s.scaled.to/s.scaled.from, math.Ceil(100*s.scaled.from/(2*float64(n)))/100)
+		}
 		if fe := p.check(); fe != nil {
 			return fmt.Errorf("phase %d (%s): %s", i+1, p.Type, fe.msg)
 		}

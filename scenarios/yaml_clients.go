@@ -51,6 +51,14 @@ func (p *parser) clients(r *rawClients, s *Scenario) error {
 		if *r.Timeout <= 0 {
 			return p.errAt(line("timeout"), "clients timeout %v is not positive; write e.g. timeout: 1s", *r.Timeout)
 		}
+		// One caller gives up at one time: two different timeouts would
+		// leave one silently unused, so they are a conflict as to: with
+		// duration: is (issue 34). The same value twice is no conflict.
+		if d := s.Downstream.Timeout; d > 0 && d != *r.Timeout {
+			_, dn := get(p.root, "downstream")
+			return p.errAt(line("timeout"), "clients timeout %v conflicts with downstream timeout %v (line %d): the caller gives up at one time; keep one of them (clients: timeout sets the downstream's)",
+				*r.Timeout, d, keyLine(dn, "timeout"))
+		}
 		s.Downstream.Timeout = *r.Timeout
 	}
 	if err := p.wholeNumber(node, "users"); err != nil {

@@ -493,6 +493,8 @@ func TestTriggerThatNeverEnds(t *testing.T) {
 		{"lasts to the end", 1 * s, 4 * s, true, false, false, `"trigger": true,
       "trigger_end_ms": null`},
 		{"lasts past the end", 1 * s, time.Hour, true, false, false, `"trigger_end_ms": null`},
+		{"starts with the run", 0, 2 * s, true, true, true, `"trigger": true,
+      "trigger_end_ms": 2000`},
 		{"starts after the run", 5 * s, 6 * s, false, false, false, `"trigger": false,
       "trigger_end_ms": null`},
 		{"processor sharing, ends within the run", 1 * s, 2 * s, true, true, true, `"trigger_end_ms": 2000`},

@@ -107,9 +107,9 @@ func prioritySummary(p *PriorityResult) *prioritySummaryJS {
 	return &prioritySummaryJS{
 		Priority: &priorityJS{
 			Arrived: p.Arrived, Passed: p.Passed,
-			PassRatio:       jsonNum(fmtRatio(passRatio(p.Passed, p.Arrived))),
+			PassRatio:       ratioJSON(p.Passed, p.Arrived),
 			OrdinaryArrived: p.OrdinaryArrived, OrdinaryPassed: p.OrdinaryPassed,
-			OrdinaryPassRatio: jsonNum(fmtRatio(passRatio(p.OrdinaryPassed, p.OrdinaryArrived))),
+			OrdinaryPassRatio: ratioJSON(p.OrdinaryPassed, p.OrdinaryArrived),
 			WaitP50Ms:         jsonNum(fmtMs(p.WaitP50)),
 			WaitP99Ms:         jsonNum(fmtMs(p.WaitP99)),
 			WaitMaxMs:         jsonNum(fmtMs(p.WaitMax)),

@@ -171,11 +171,30 @@ type algoSummaryJS struct {
 	*keysSummaryJS
 }
 
+// passRatio is passed/arrived; 0 for 0/0, which the outputs show as
+// null (ratioJSON) or "-" (ratioCell), never as a pass ratio of 0.
 func passRatio(passed, arrived int64) float64 {
 	if arrived == 0 {
 		return 0
 	}
 	return float64(passed) / float64(arrived)
+}
+
+// ratioJSON is summary.json's passed/arrived: null for 0/0 (a run or a
+// row without arrivals), so that no gate reads it as 0.
+func ratioJSON(passed, arrived int64) jsonNum {
+	if arrived == 0 {
+		return ""
+	}
+	return jsonNum(fmtRatio(passRatio(passed, arrived)))
+}
+
+// pctCell is a table's "pass %" cell: "-" for 0/0.
+func pctCell(passed, arrived int64) string {
+	if arrived == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(100*passRatio(passed, arrived), 'f', 1, 64)
 }
 
 // WriteSummaryJSON writes the run's summary as one JSON object, indented by
@@ -201,7 +220,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 			Arrived:         a.Arrived,
 			Passed:          a.Passed,
 			Blocked:         a.Blocked,
-			PassRatio:       jsonNum(fmtRatio(passRatio(a.Passed, a.Arrived))),
+			PassRatio:       ratioJSON(a.Passed, a.Arrived),
 			MaxWindowPassed: a.MaxWindowPassed,
 			WindowMs:        jsonNum(fmtMs(r.Window)),
 			WindowLimit:     jsonNum(fmtRatio(a.WindowLimit)),
@@ -237,6 +256,14 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 	return enc.Encode(s) // Encode ends with a newline
 }
 
+// pctCSV is tune.csv's passed_pct: empty for 0/0.
+func pctCSV(row TuneRow) string {
+	if row.Arrived == 0 {
+		return ""
+	}
+	return fmtRatio(row.PassedPct)
+}
+
 // TuneHeader is the header line of WriteTuneCSV.
 const TuneHeader = "sample_count,bucket_ms,passed,passed_pct,max_window_passed,overshoot,smooth_bound,peak_bin_passed,state_bytes,ns_per_decision\n"
 
@@ -253,7 +280,7 @@ func WriteTuneCSV(w io.Writer, t *TuneResult) error {
 			strconv.Itoa(row.SampleCount),
 			fmtMs(row.Bucket),
 			itoa(row.Passed),
-			fmtRatio(row.PassedPct),
+			pctCSV(row),
 			itoa(row.MaxWindowPassed),
 			fmtRatio(row.Overshoot),
 			fmtRatio(row.SmoothBound),
@@ -301,7 +328,7 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 			itoa(a.Arrived),
 			itoa(a.Passed),
 			itoa(a.Blocked),
-			strconv.FormatFloat(100*passRatio(a.Passed, a.Arrived), 'f', 1, 64),
+			pctCell(a.Passed, a.Arrived),
 			maxw,
 			limit,
 			over,
@@ -318,6 +345,10 @@ func SummaryTable(r *Result) (header []string, rows [][]string) {
 	header, rows = appendKeyColumns(r, header, rows)
 	return header, rows
 }
+
+// TableNumber prints a limit for a table cell as the terminal's table
+// does (report.html's table uses it too).
+func TableNumber(x float64) string { return fmtTableNumber(x) }
 
 // fmtTableNumber prints a limit (or an overshoot) for a table cell with one decimal, or, when
 // that would be long or read 0.0 (from 1e15 up, below 0.05), in four
@@ -394,7 +425,7 @@ func TuneTable(t *TuneResult) (header []string, rows [][]string) {
 			strconv.Itoa(row.SampleCount),
 			TableDuration(row.Bucket),
 			itoa(row.Passed),
-			strconv.FormatFloat(row.PassedPct, 'f', 1, 64),
+			pctCell(row.Passed, row.Arrived),
 			maxw,
 			over,
 			strconv.FormatFloat(row.SmoothBound, 'f', 3, 64),
@@ -404,6 +435,10 @@ func TuneTable(t *TuneResult) (header []string, rows [][]string) {
 	}
 	return header, rows
 }
+
+// ShortDuration prints a duration as the table headers do (max/1s,
+// peak/50ms).
+func ShortDuration(d time.Duration) string { return shortDur(d) }
 
 // shortDur prints a duration compactly: 0, 50ms, 1s, 1.5ms.
 func shortDur(d time.Duration) string {

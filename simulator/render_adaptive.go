@@ -139,13 +139,20 @@ func (c *chainStats) adaptiveResult(r *ChainResult, a *accumulator, end time.Dur
 		return // the phase lasts to the end: it never ends, nothing to recover from
 	}
 	r.TriggerEnds, r.TriggerEnd = true, ph.To
-	r.Recovery, r.HasRecovery = recovery(a, ph.From, ph.To)
+	r.Recovery, r.HasRecovery = recovery(a, ph.From, ph.To, end)
 }
 
 // recovery finds the first time t ≥ to at which the goodput of [t, t+1s)
-// is at least 90% of the mean goodput per second over [from−10s, from)
-// (from the start of the run when shorter).
-func recovery(a *accumulator, from, to time.Duration) (time.Duration, bool) {
+// is within ±10% of the baseline: |goodput − baseline| ≤ 0.1·baseline,
+// compared in integers so that exactly 10% counts as within. The
+// baseline is the mean goodput per second over [from−10s, from) (from
+// the start of the run when shorter); when the phase starts with the run
+// (nothing before it), it is the mean over the last 10 s of the run after
+// the phase, [max(to, end−10s), end): the level goodput settles at. Only
+// windows that end within the run count (t+1s ≤ end); false when there is
+// no baseline (no bins before, or no goodput in them) or no window comes
+// back.
+func recovery(a *accumulator, from, to, end time.Duration) (time.Duration, bool) {
 	bin := time.Duration(a.bin)
 	start := time.Duration(a.start)
 	if bin <= 0 || bin > time.Second {
@@ -158,24 +165,32 @@ func recovery(a *accumulator, from, to time.Duration) (time.Duration, bool) {
 		return a.bins[i].Completed - a.bins[i].Errors
 	}
 	idx := func(t time.Duration) int { return int((t-start)/bin) - int(a.origin) }
-	lo := max(from-10*time.Second, start)
+	lo, hi := max(from-10*time.Second, start), from
+	if from <= start {
+		lo, hi = max(to, end-10*time.Second), end
+	}
 	var sum int64
-	n := 0
-	for i := idx(lo); i < idx(from); i++ {
+	n := int64(0)
+	for i := idx(lo); i < idx(hi); i++ {
 		sum += good(i)
 		n++
 	}
 	if n == 0 || sum == 0 {
 		return 0, false
 	}
-	perBin := float64(sum) / float64(n)
 	w := int(time.Second / bin)
-	for i := idx(to); i < len(a.bins); i++ {
+	// within: |g/w − sum/n| ≤ 0.1·sum/n  ⇔  10·|g·n − sum·w| ≤ sum·w.
+	target := sum * int64(w)
+	for i := idx(to); start+time.Duration(i+int(a.origin)+w)*bin <= end; i++ {
 		var g int64
 		for k := 0; k < w; k++ {
 			g += good(i + k)
 		}
-		if float64(g) >= 0.9*perBin*float64(w) {
+		d := g*n - target
+		if d < 0 {
+			d = -d
+		}
+		if 10*d <= target {
 			return start + time.Duration(i+int(a.origin))*bin - to, true
 		}
 	}

@@ -123,8 +123,10 @@ type ChainResult struct {
 	// within the run (its first phase, the trigger); TriggerEnds when that
 	// phase also ends within the run, at TriggerEnd. Recovery is then the
 	// time from TriggerEnd until goodput over one second is back within
-	// 10% of its mean before the phase; HasRecovery is false when there is
-	// no trigger, the trigger never ends, or goodput never came back.
+	// ±10% of its mean over the 10 s before the phase (over the run's last
+	// 10 s after the phase when the phase starts with the run); HasRecovery
+	// is false when there is no trigger, the trigger never ends, or
+	// goodput never came back within the run (see recovery).
 	Recovery    time.Duration
 	HasRecovery bool
 	Trigger     bool

@@ -56,7 +56,9 @@ overshoot against goroutines, log axes) and report.html (the interactive
 page; --html=false skips it, and removes an earlier bench's) under --out
 (default out/bench). Files appear only when every hammer succeeded. --format json or csv prints
 bench.json's or bench.csv's content instead of the table, --format md a
-Markdown table; the notes then go to stderr.`,
+Markdown table; the notes then go to stderr.
+
+` + benchMemoryHelp(),
 		Example: `  ratelimit-lab bench
   ratelimit-lab bench --goroutines 1,8,64 --duration 500ms
   ratelimit-lab bench --impl sentinel-ring --impl mutex-ring --limit 1 --window 1s --goroutines 100`,
@@ -138,4 +140,12 @@ func (p *benchProgress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
+}
+
+// benchMemoryHelp is --help's line on bench's peak memory, from the
+// bound package concurrent measures (BenchmarkBenchMemory).
+func benchMemoryHelp() string {
+	peak := concurrent.BytesPerGoroutine * concurrent.MaxGoroutines
+	return fmt.Sprintf("Memory: each goroutine takes at most about %d KB while it hammers (its stack\nand tallies; the latency histograms are shared), so the peak is about\n%d MB at the most goroutines, --goroutines %d, plus the pass times kept.",
+		concurrent.BytesPerGoroutine>>10, (peak+(1<<20)-1)>>20, concurrent.MaxGoroutines)
 }

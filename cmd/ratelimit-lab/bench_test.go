@@ -146,3 +146,13 @@ func TestBenchFailedCountsGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// bench --help states the peak memory at the most goroutines, from the
+// bound package concurrent holds it to (TestBenchMemoryPerGoroutine).
+func TestBenchHelpStatesPeakMemory(t *testing.T) {
+	out, _, code := run100(t, nil, "bench", "--help")
+	flat := strings.Join(strings.Fields(out), " ")
+	if code != 0 || !strings.Contains(flat, "each goroutine takes at most about 4 KB while it hammers") || !strings.Contains(flat, "the peak is about 391 MB at the most goroutines, --goroutines 100000") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

@@ -49,11 +49,14 @@ func runMain(intCtx, ctx context.Context, io *IOStreams, args []string) int {
 	fmt.Fprintln(io.ErrOut, "ratelimit-lab: "+lab.OneLine(err.Error()))
 	var ee *exitError
 	var te *lab.ThresholdError
+	var ue *lab.UndefinedError
 	switch {
 	case errors.As(err, &ee):
 		code = ee.code
 	case errors.As(err, &te):
 		code = exitThreshold
+	case errors.As(err, &ue):
+		code = exitUndefined
 	}
 	return code
 }

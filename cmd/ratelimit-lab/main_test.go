@@ -302,6 +302,13 @@ func TestBadInput(t *testing.T) {
 		{"unwritable out", []string{"run", "poisson", "--out", filepath.Join(notDir, "sub")}, "file.txt"},
 		{"zoom outside", []string{"run", "boundary-burst", "--from", "5s"}, "--from 5s is outside the run"},
 		{"zoom reversed", []string{"run", "boundary-burst", "--from", "2s", "--to", "1s"}, "--from 2s is after --to 1s"},
+		// --to 0s is the flag's default value, but given it is an empty
+		// zoom, refused as --from 1s --to 1s is (issue 34).
+		{"zoom to 0s", []string{"run", "boundary-burst", "--to", "0s"}, "--to 0s ends the zoom where it starts"},
+		{"zoom 0s to 0s", []string{"run", "boundary-burst", "--from", "0s", "--to", "0s"}, "--to 0s ends the zoom where it starts"},
+		{"zoom 1s to 1s", []string{"run", "boundary-burst", "--from", "1s", "--to", "1s"}, "--from and --to are both 1s"},
+		{"zoom 1s to 0s", []string{"run", "boundary-burst", "--from", "1s", "--to", "0s"}, "--from 1s is after --to 0s"},
+		{"zoom to 0s without a chart", []string{"run", "boundary-burst", "--chart", "none", "--to", "0s"}, "--to 0s ends the zoom"},
 		{"bad chart", []string{"run", "boundary-burst", "--chart", "pie"}, `chart mode "pie"`},
 		{"tune bad counts", []string{"tune", "poisson", "--sample-counts", "0"}, "at least 1"},
 		{"nothing to run", []string{"run"}, "name a scenario"},

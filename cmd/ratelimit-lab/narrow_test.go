@@ -26,7 +26,9 @@ func TestNarrowTablesKeepThePoint(t *testing.T) {
 	} {
 		for _, cols := range []int{80, 100} {
 			name := strings.Join(c.args, " ") + " at " + strconv.Itoa(cols)
-			args := append(c.args, "--quiet", "--html=false", "--out", filepath.Join(dir, strconv.Itoa(len(name))))
+			// One --out per command and width: a tune may not write into a
+			// run's directory (nor the other way round).
+			args := append(c.args, "--quiet", "--html=false", "--out", filepath.Join(dir, strings.NewReplacer(" ", "_", "/", "_", ":", "_").Replace(name)))
 			if c.args[0] == "run" {
 				args = append(args, "--chart", "none")
 			}

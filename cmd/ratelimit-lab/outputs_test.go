@@ -72,6 +72,46 @@ func TestOutKeepsOnlyThisRunsFiles(t *testing.T) {
 	}
 }
 
+// Two commands never share an --out silently: each writes its own
+// report.html, so tune into a run's directory (or run into a tune's, a
+// bench into either) is refused before anything runs, and the earlier
+// files stay byte for byte; the same command again is fine (issue 34).
+func TestOutRefusesAnotherCommandsFiles(t *testing.T) {
+	cmds := map[string][]string{
+		"run":   {"run", "boundary-burst-small"},
+		"tune":  {"tune", "boundary-burst-small", "--sample-counts", "2"},
+		"bench": {"bench", "--duration", "5ms", "--goroutines", "1"},
+	}
+	for _, c := range []struct{ first, then, holds string }{
+		{"run", "tune", "a run's files (summary.json, series.csv)"},
+		{"tune", "run", "a tune's files (tune.csv, tune.png)"},
+		{"run", "bench", "a run's files"},
+		{"bench", "tune", "a bench's files (bench.csv, bench.json)"},
+		{"tune", "tune", ""},
+	} {
+		t.Run(c.first+" then "+c.then, func(t *testing.T) {
+			out := t.TempDir()
+			if _, stderr, code := run100(t, nil, append(cmds[c.first], "--quiet", "--out", out)...); code != 0 {
+				t.Fatal(stderr)
+			}
+			page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+			_, stderr, code := run100(t, nil, append(cmds[c.then], "--quiet", "--out", out)...)
+			if c.holds == "" {
+				if code != 0 {
+					t.Fatalf("the same command again: exit %d: %s", code, stderr)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(stderr, "holds "+c.holds) || !strings.Contains(stderr, "this "+c.then+" would replace its report.html") {
+				t.Errorf("exit %d, stderr %q", code, stderr)
+			}
+			if now, _ := os.ReadFile(filepath.Join(out, "report.html")); string(now) != string(page) {
+				t.Error("the earlier report.html changed")
+			}
+		})
+	}
+}
+
 func names(t *testing.T, dir string) []string {
 	t.Helper()
 	es, err := os.ReadDir(dir)

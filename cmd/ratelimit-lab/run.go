@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
@@ -55,7 +52,10 @@ trace name>):
   decisions.csv  with --decisions: one row per arrival and limiter
 Files appear only when the whole run succeeds, and then the files of an
 earlier run in --out that this one does not write are removed; other files
-stay. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
+stay. An --out holding a tune's or a bench's files is refused (each command
+writes its own report.html). --limit scales a scenario's traffic, and in a
+scenario with a downstream its servers (or cores) too, so the load against
+its capacity holds; a limit that would make servers fractional is refused. Per-key limiters (nginx-limit-req, sentinel-param, any spec with
 key=COLUMN) read a key column of the trace and list their top keys by
 rejections under the table (--top N).
 
@@ -71,7 +71,9 @@ field, e.g. --fail-if 'overshoot>1.05' or --fail-if 'pass_pct<60'
 a chain: 'leap-array.overshoot>1.1', 'circuit-breaker.breaker_opens>0'; a
 NAME no limiter of the run has is an error);
 if any holds, the run says which limiter crossed which threshold and exits
-with status 3, its files written.`,
+with status 3, its files written. A ratio of 0/0 (pass_pct of a run without
+arrivals) is undefined: a gate on it neither passes nor fails, and the run
+exits with status 4 unless another threshold was crossed.`,
 		Example: `  ratelimit-lab run boundary-burst
   ratelimit-lab run boundary-burst --from 0.8s --to 1.3s
   ratelimit-lab run adversarial --algo leap-array:sample-count=1000 --algo fixed-window
@@ -87,6 +89,7 @@ with status 3, its files written.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sourceFromFlags(&opts.Lab.Source, cmd, args)
 			opts.Lab.Redis.TimeoutSet = cmd.Flags().Changed("redis-timeout")
+			opts.Lab.ToSet = cmd.Flags().Changed("to")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -124,7 +127,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	defer plan.Close()
-	bar := newProgress(opts.IO, opts.Quiet, plan.Expected())
+	bar := newProgress(opts.IO, opts.Quiet, plan.Expected(), plan.Approx())
 	run, err := plan.Execute(ctx, lab.Hooks{Notes: opts.IO.ErrOut, Width: opts.IO.Width, Progress: bar.update, Finished: bar.finish})
 	if err != nil {
 		return err
@@ -138,79 +141,21 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	fmt.Fprintf(side, "wrote %s/{%s}\n", filepath.ToSlash(run.Dir), strings.Join(run.Files, ","))
 	crossed, err := run.Crossed()
-	if err != nil || len(crossed) == 0 {
+	if err != nil {
 		return err
 	}
-	for _, c := range crossed {
+	undefined, err := run.Undefined()
+	if err != nil {
+		return err
+	}
+	for _, c := range append(crossed, undefined...) {
 		fmt.Fprintln(opts.IO.ErrOut, "ratelimit-lab: "+c)
 	}
-	return lab.CrossedError(len(crossed))
-}
-
-// progress shows a bar on a terminal for runs longer than about a second.
-// The bar starts with the run, so that its rate (arrivals/s) is over the
-// run's elapsed time, but writes nothing until a second has passed: a bar
-// created only then would start its clock at its first tick and show a
-// rate of every arrival so far over a few microseconds.
-type progress struct {
-	enabled  bool
-	errOut   io.Writer
-	expected int64
-	// now is the clock that opens the gate (time.Now; a test's own).
-	now   func() time.Time
-	start time.Time
-	gate  *gatedWriter
-	bar   *progressbar.ProgressBar
-}
-
-// gatedWriter drops what is written until open.
-type gatedWriter struct {
-	w    io.Writer
-	open bool
-}
-
-func (g *gatedWriter) Write(b []byte) (int, error) {
-	if !g.open {
-		return len(b), nil
+	switch {
+	case len(crossed) > 0: // a gate that failed outweighs one that could not tell
+		return lab.CrossedError(len(crossed))
+	case len(undefined) > 0:
+		return lab.UndefinedGateError(len(undefined))
 	}
-	return g.w.Write(b)
-}
-
-func newProgress(io *IOStreams, quiet bool, expected int64) *progress {
-	return &progress{enabled: io.ErrTTY && !quiet, errOut: io.ErrOut, expected: expected, now: time.Now, start: time.Now()}
-}
-
-// showAfter is how long a run goes before its bar appears.
-const showAfter = time.Second
-
-func (p *progress) update(done int64) {
-	if !p.enabled {
-		return
-	}
-	if p.bar == nil {
-		max := p.expected
-		if max == 0 {
-			max = -1
-		}
-		p.gate = &gatedWriter{w: p.errOut}
-		p.bar = progressbar.NewOptions64(max,
-			progressbar.OptionSetWriter(p.gate),
-			progressbar.OptionSetDescription("arrivals"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("arrivals"),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-	}
-	if !p.gate.open && p.now().Sub(p.start) >= showAfter {
-		p.gate.open = true
-	}
-	_ = p.bar.Set64(done)
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-	}
+	return nil
 }

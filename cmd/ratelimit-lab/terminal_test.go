@@ -178,7 +178,7 @@ func TestTuneTargetAndWindow(t *testing.T) {
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	if !strings.Contains(stdout, "target 1.05: the smallest N with overshoot ≤ 1.05 is N=1000 (overshoot 1.000, bucket 1ms)") {
+	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), "target 1.05: among the sample counts tried, the smallest N with overshoot ≤ 1.05 is N=1000 (overshoot 1.000, bucket 1ms); not tried below it: 8,25,40,125,200,250,500") {
 		t.Errorf("no target line:\n%s", stdout)
 	}
 	_, stderr, code = run100(t, nil, "tune", "adversarial", "--quiet", "--out", dir, "--target", "1.05", "--sample-counts", "2,10")

@@ -40,8 +40,11 @@ It writes tune.csv (with the time per decision), tune.png and report.html
 (default out/<scenario>-tune); an earlier tune's report.html there goes
 with --html=false. A sample count that does not divide the
 interval is reported under the table and skipped; if none divides it, tune
-says so and stops. --target 1.05 names the smallest N whose overshoot is at
-most 1.05, and exits with status 3 if no N tried reaches it.
+says so and stops; a sample count given twice runs once. --target 1.05
+names, among the sample counts tried, the smallest N whose overshoot is at
+most 1.05, and the divisors of the interval below it that were not tried
+(the overshoot is not monotone in N, so one of those may meet it too); it
+exits with status 3 if no N tried reaches it, suggesting counts not tried.
 
 --rules FILE tunes one of your own flow rules: the limit is the count of
 its QPS rule with the default (reject) behaviour, the one rule of that kind
@@ -74,7 +77,7 @@ flow and degrade rules) that rule's stage is tuned alone.`,
 	f.StringVarP(&o.Out, "out", "o", "", "output directory (default out/<scenario>-tune)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress bar")
 	f.BoolVar(&o.HTML, "html", true, "write report.html, the interactive page (--html=false skips it)")
-	f.Float64Var(&o.Target, "target", 0, "name the smallest N with overshoot at most this (exit 3 if none)")
+	f.Float64Var(&o.Target, "target", 0, "name the smallest N tried with overshoot at most this (exit 3 if none)")
 	addRulesFlags(cmd, &o.Rules)
 	// tune replays one rule's QPS flow stage, not a row per rule.
 	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
@@ -88,7 +91,7 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return err
 	}
 	defer plan.Close()
-	bar := newProgress(opts.IO, opts.Quiet, plan.Expected())
+	bar := newProgress(opts.IO, opts.Quiet, plan.Expected(), plan.Approx())
 	tune, err := plan.Execute(ctx, lab.Hooks{Notes: opts.IO.ErrOut, Width: opts.IO.Width, Progress: bar.update, Finished: bar.finish})
 	if err != nil {
 		return err

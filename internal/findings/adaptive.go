@@ -21,8 +21,8 @@ func (g *gen) adaptive() error {
 	g.p("Each adaptive scenario runs every algorithm in front of its own copy of the modelled downstream " +
 		"(FIFO servers; the caller gives up at the timeout but the server keeps serving) and, for retry-storm, " +
 		"of the clients' retries. Goodput counts responses without error or timeout; recovery is the time from " +
-		"the end of the downstream's phase until goodput over one second is back within 10%% of its mean before " +
-		"the phase (\"never\" if it does not come back within the run; \"-\" when there is nothing to recover from: no phase, " +
+		"the end of the downstream's phase until goodput over one second is back within ±10%% of its mean before " +
+		"the phase, an overshoot above 110%% not yet counting as back (the exact rule: [outputs.md](outputs.md)) (\"never\" if it does not come back within the run; \"-\" when there is nothing to recover from: no phase, " +
 		"or a phase that lasts to the end of the run, as latency-step's step does).\n")
 	for _, name := range scenarios.AdaptiveScenarioNames {
 		sc, err := lookup(name)

@@ -92,7 +92,10 @@ func (g *gen) breakerProbe() error {
 	onePerCycle, longer := true, true
 	var lowOpen float64
 	for _, rate := range []float64{100, 10, 1, 0.2} {
-		sc := base.WithLimit(rate)
+		sc, err := scaled(base, rate)
+		if err != nil {
+			return err
+		}
 		r, dec, err := g.runWith(sc, sc.Algorithms, true)
 		if err != nil {
 			return err
@@ -203,7 +206,10 @@ func (g *gen) breakerMinRequests() error {
 	var cmds []string
 	var lowOpens, lowErrs int64 = -1, 0
 	for _, rate := range []float64{1, 2, 4, 8} {
-		sc := base.WithLimit(rate)
+		sc, err := scaled(base, rate)
+		if err != nil {
+			return err
+		}
 		r, _, err := g.runWith(sc, specs, false)
 		if err != nil {
 			return err
@@ -250,4 +256,15 @@ func (g *gen) breakerQueueWait() error {
 	g.p("Verdict: with the default 500 ms queue the leaky bucket's own waits exceed max-rt, so the breaker opens %d times and stays OPEN %.0f%% of the run although nothing downstream is slow; a queue no longer than max-rt (%d opens) or a rejecting limiter (%d) leaves it closed. Keep max-queue at most max-rt, or expect the breaker to trip on the limiter's queue.\n\n",
 		lb.Chain.Opens, 100*float64(lb.Chain.OpenTime)/float64(r.End-r.Start), lbq.Chain.Opens, r.Algorithms[0].Chain.Opens)
 	return nil
+}
+
+// scaled is the scenario as `run --limit rate` replays it: the traffic
+// and the downstream's servers scaled together (lab's --limit), so that
+// the commands the page prints give its numbers.
+func scaled(base scenarios.Scenario, rate float64) (scenarios.Scenario, error) {
+	sc, err := base.WithCapacity(rate / base.Limit)
+	if err != nil {
+		return sc, err
+	}
+	return sc.WithLimit(rate), nil
 }

@@ -39,6 +39,9 @@ type Run struct {
 	Header  []string   `json:"header"`
 	Rows    [][]string `json:"rows"`
 	Numeric []bool     `json:"numeric"`
+	// Table is the summary as the terminal prints it; Header and Rows
+	// above are summary.json's raw fields, one click away on the page.
+	Table *Table `json:"table"`
 	// Limiters are the rows, in the run's order.
 	Limiters []Limiter `json:"limiters"`
 	// Columns are the names of the series every limiter has: the numeric
@@ -218,6 +221,14 @@ func (p *Page) AddRun(name string, f Files) error {
 		r.Limiters[i].Color = hex(colors[i])
 		r.Rows[i][0] = labels[i]
 	}
+	rowFields := make([]map[string]string, len(sum.Algorithms))
+	for i, a := range sum.Algorithms {
+		rowFields[i] = map[string]string{}
+		for _, fl := range a {
+			rowFields[i][fl.Key] = fieldText(fl)
+		}
+	}
+	r.Table = terminalTable(rowFields, labels, simulator.ShortDuration(time.Duration(math.Round(windowMs*1e6))), simulator.ShortDuration(bin))
 	if r.Context == "" {
 		var arrived, retried string
 		anyRetry := false

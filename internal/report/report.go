@@ -307,9 +307,10 @@ func (r *Report) columns() (header []string, rows [][]string) {
 		for _, want := range defaultColumns {
 			for i, h := range full {
 				if h == want || strings.HasSuffix(want, "/") && strings.HasPrefix(h, want) {
-					if i > 0 && allDash(fullRows, i) {
+					if i > 0 && h != "pass %" && allDash(fullRows, i) {
 						break // smooth bound without a limiter that has one
 					}
+					// pass % stays, "-" in a run without arrivals (0/0).
 					keep = append(keep, i)
 					break
 				}

@@ -114,7 +114,7 @@ func CheckFields(res *simulator.Result, thresholds []Threshold) error {
 			}
 			rows = append(rows, strings.Join(algorithms.StageNames(res.Algorithms[i].Spec), "+"))
 			for _, f := range fields {
-				if (f.Key == t.Field || (t.Field == "pass_pct" && f.Key == "pass_ratio")) && (f.isNumber() || never(fields, f.Key)) {
+				if (f.Key == t.Field || (t.Field == "pass_pct" && f.Key == "pass_ratio")) && (f.isNumber() || never(fields, f.Key) || undefined(fields, t.Field)) {
 					found = true
 				}
 			}
@@ -160,7 +160,8 @@ func (c Crossing) String() string {
 // Check tests every threshold on every limiter of res, with the values
 // summary.json holds, and returns the crossings, limiters in order, then
 // thresholds in order. A field that is null for a limiter (smooth_bound of
-// a limiter without buckets) is not tested for it.
+// a limiter without buckets) is not tested for it; one that is null as
+// 0/0 is undefined (CheckUndefined).
 func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 	s, _, err := summaryOf(res)
 	if err != nil {
@@ -200,6 +201,64 @@ func Check(res *simulator.Result, thresholds []Threshold) ([]Crossing, error) {
 					raw = simulator.LowerBound + raw
 				}
 				out = append(out, Crossing{Label: labels[i], Spec: res.Algorithms[i].Spec, Threshold: t, Value: raw})
+			}
+		}
+	}
+	return out, nil
+}
+
+// Undefined is one limiter on which a threshold's field is undefined: a
+// ratio of 0/0 (pass_pct of a row without arrivals), null in summary.json.
+// Such a gate neither passes nor fails: the run exits with its own status.
+type Undefined struct {
+	Label, Spec string
+	Threshold   Threshold
+	// Over is the count that is 0 ("arrived").
+	Over string
+}
+
+func (u Undefined) String() string {
+	return fmt.Sprintf("%s: %s is undefined (0/0: %s is 0), so --fail-if '%s' neither passes nor fails (%s)", u.Label, u.Threshold.Field, u.Over, u.Threshold.Text, CompactSpec(u.Spec))
+}
+
+// ratioOver names, for each field that is a ratio over a count of the
+// row, that count: when it is 0 the field is 0/0, written null.
+var ratioOver = map[string]string{"pass_ratio": "arrived", "pass_pct": "arrived", "attempts_per_request": "arrived"}
+
+// undefined reports whether key is a ratio whose count is 0 in fields.
+func undefined(fields []Field, key string) bool {
+	over, ok := ratioOver[key]
+	if !ok {
+		return false
+	}
+	for _, f := range fields {
+		if f.Key == over {
+			return string(f.Raw) == "0"
+		}
+	}
+	return false
+}
+
+// CheckUndefined returns, limiters in order then thresholds in order, the
+// thresholds whose field is undefined (0/0) on a limiter they test.
+func CheckUndefined(res *simulator.Result, thresholds []Threshold) ([]Undefined, error) {
+	s, _, err := summaryOf(res)
+	if err != nil {
+		return nil, err
+	}
+	labels := Labels(res)
+	var out []Undefined
+	for i, fields := range s.Algorithms {
+		for _, t := range thresholds {
+			if !t.Matches(res.Algorithms[i].Spec) || !undefined(fields, t.Field) {
+				continue
+			}
+			has := false
+			for _, f := range fields {
+				has = has || f.Key == t.Field || (t.Field == "pass_pct" && f.Key == "pass_ratio")
+			}
+			if has {
+				out = append(out, Undefined{Label: labels[i], Spec: res.Algorithms[i].Spec, Threshold: t, Over: ratioOver[t.Field]})
 			}
 		}
 	}

@@ -84,7 +84,9 @@
   }
 
   // ---- sortable tables ----
-  function table(header, rows, numeric, colors) {
+  // keys, when given, are the raw figures each cell sorts by (numbers, or
+  // "" for none); titles say what each column means, shown on hover.
+  function table(header, rows, numeric, colors, keys, titles) {
     const t = el("table", { class: "summary" });
     const thead = el("tr");
     const tbody = el("tbody");
@@ -103,12 +105,12 @@
       }
     }
     header.forEach((h, k) => {
-      const th = el("th", { text: h, title: "sort by " + h, class: numeric[k] ? "num" : "" });
+      const th = el("th", { text: h, title: (titles && titles[k] ? titles[k] + " · " : "") + "click to sort by " + h, class: numeric[k] ? "num" : "" });
       th.addEventListener("click", () => {
         asc = sortCol === k ? !asc : true;
         sortCol = k;
         order.sort((a, b) => {
-          const x = rows[a][k], y = rows[b][k];
+          const x = (keys || rows)[a][k], y = (keys || rows)[b][k];
           let c;
           if (numeric[k]) c = (x === "" ? -Infinity : +x) - (y === "" ? -Infinity : +y);
           else c = x < y ? -1 : x > y ? 1 : 0;
@@ -261,7 +263,17 @@
     sec.append(el("h2", { text: run.name }), el("p", { class: "context", text: run.context }));
     run.nbins = Math.round((run.end - run.start) / run.bin);
     const colors = run.limiters.map((l) => l.color);
-    sec.append(table(run.header, run.rows, run.numeric, colors));
+    if (run.table) {
+      // The terminal's table: its names, units and rounding; the raw
+      // summary.json fields one click away.
+      const tt = run.table;
+      const num = tt.header.map((_, k) => k > 0);
+      sec.append(table(tt.header, tt.rows, num, colors, tt.keys, tt.titles));
+      sec.append(el("details", { class: "raw" }, el("summary", { text: "raw figures (summary.json's fields)" }),
+        table(run.header, run.rows, run.numeric, colors)));
+    } else {
+      sec.append(table(run.header, run.rows, run.numeric, colors));
+    }
     const specs = el("ul", { class: "specs" });
     run.limiters.forEach((l) => specs.append(el("li", {}, el("b", { text: l.label }), " " + l.spec)));
     sec.append(el("details", { open: "" }, el("summary", { text: "specs" }), specs));
