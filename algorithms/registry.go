@@ -243,7 +243,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "token-bucket", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
+		info: Info{Name: "token-bucket", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
 			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, 1)"},
 		params: []param{
 			p("rate", "", "tokens per second, may be fractional", kindFloat),
