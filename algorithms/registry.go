@@ -200,7 +200,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leap-array", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Aliases: []string{"sliding-window"},
+		info: Info{Name: "leap-array", Caps: CapKeyColumn | CapCost | CapStage | CapCheckToAdd, Family: "windows", Aliases: []string{"sliding-window"},
 			Summary:   "Sentinel's bucketed sliding window (LeapArray) with DefaultController: QPS grade, reject",
 			Reference: "Alibaba Sentinel 1.8 DefaultController on a StatisticNode; flavor=go: sentinel-golang Direct + Reject"},
 		params: []param{pQPS, pSampleCount, pInterval, pOccupy, pFlavor},
@@ -281,7 +281,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leaky-bucket", Caps: CapKeyColumn | CapStage, Family: "Sentinel", Aliases: []string{"throttling"},
+		info: Info{Name: "leaky-bucket", Caps: CapKeyColumn | CapCost | CapStage, Family: "Sentinel", Aliases: []string{"throttling"},
 			Summary:   "Sentinel's ThrottlingController: uniform pacing with a bounded queue",
 			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController); flavor=go: sentinel-golang Direct + Throttling"},
 		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pOccupyIgn, pFlavor},
@@ -305,7 +305,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
+		info: Info{Name: "warm-up", Caps: CapKeyColumn | CapCost | CapStage | CapCheckToAdd, Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
 			Reference: "Alibaba Sentinel 1.8 WarmUpController; flavor=go: sentinel-golang WarmUp + Reject"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
@@ -330,7 +330,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up-rate-limiter", Caps: CapKeyColumn | CapStage, Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
+		info: Info{Name: "warm-up-rate-limiter", Caps: CapKeyColumn | CapCost | CapStage, Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
 			Reference: "Alibaba Sentinel 1.8 WarmUpRateLimiterController; flavor=go: sentinel-golang WarmUp + Throttling"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pMaxQueue,
 			p("sample-count", "2", "flavor=go only: buckets of the statistic the warm-up reads", kindInt),

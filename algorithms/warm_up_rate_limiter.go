@@ -43,18 +43,22 @@ type WarmUpRateLimiter struct {
 }
 
 // pendingPasses is a FIFO of queued passes not yet admitted, by absolute
-// admission millisecond (strictly increasing, as latestPassedTime is).
+// admission millisecond (strictly increasing, as latestPassedTime is),
+// with the acquireCount of each.
 type pendingPasses struct {
 	at   []int64
+	n    []int32
 	head int
 }
 
-func (p *pendingPasses) push(t int64) {
+func (p *pendingPasses) push(t int64, n int32) {
 	if p.head > 0 && len(p.at) == cap(p.at) {
-		n := copy(p.at, p.at[p.head:])
-		p.at, p.head = p.at[:n], 0
+		k := copy(p.at, p.at[p.head:])
+		copy(p.n, p.n[p.head:])
+		p.at, p.n, p.head = p.at[:k], p.n[:k], 0
 	}
 	p.at = append(p.at, t)
+	p.n = append(p.n, n)
 }
 
 // NewWarmUpRateLimiter validates c and builds the limiter.
@@ -75,27 +79,38 @@ func NewWarmUpRateLimiter(c WarmUpRateLimiterConfig) (*WarmUpRateLimiter, error)
 		tokens:   tokens,
 		minute:   newBuckets(60, 1000),
 		latest:   -1,
-		pending:  pendingPasses{at: make([]int64, 0, 64)},
+		pending:  pendingPasses{at: make([]int64, 0, 64), n: make([]int32, 0, 64)},
 	}, nil
 }
 
 // Decide implements Limiter.
-func (u *WarmUpRateLimiter) Decide(now time.Duration) Decision {
+func (u *WarmUpRateLimiter) Decide(now time.Duration) Decision { return u.decide(now, 1) }
+
+// DecideRequest implements RequestLimiter: canPass(node, acquireCount = the
+// request's cost). WarmUpRateLimiterController (Sentinel 1.8) paces it by
+// costTime = Math.round(1.0 · acquireCount / warmingQps · 1000) ms (or /
+// count below the warning line) and queues it like any other; its pass
+// counts acquireCount in the minute behind previousPassQps.
+func (u *WarmUpRateLimiter) DecideRequest(now time.Duration, r *Request) Decision {
+	return u.decide(now, r.cost())
+}
+
+func (u *WarmUpRateLimiter) decide(now time.Duration, n int32) Decision {
 	t := u.epoch + floorMs(now)
 	p := &u.pending
 	for p.head < len(p.at) && p.at[p.head] <= t {
-		u.minute.add(p.at[p.head], 1)
+		u.minute.add(p.at[p.head], int64(p.n[p.head]))
 		p.head++
 	}
 	if p.head == len(p.at) {
-		p.at, p.head = p.at[:0], 0
+		p.at, p.n, p.head = p.at[:0], p.n[:0], 0
 	}
-	d := u.Check(now)
+	d := u.check(now, n)
 	if d.Pass {
 		if d.Wait > 0 {
-			p.push(t + int64(d.Wait/time.Millisecond))
+			p.push(t+int64(d.Wait/time.Millisecond), n)
 		} else {
-			u.minute.add(t, 1)
+			u.minute.add(t, int64(n))
 		}
 	}
 	return d
@@ -107,14 +122,17 @@ func (u *WarmUpRateLimiter) Record(at time.Duration) { u.minute.add(u.epoch+floo
 
 // Check implements Stage: WarmUpRateLimiterController.canPass, which moves
 // latestPassedTime for every pass.
-func (u *WarmUpRateLimiter) Check(now time.Duration) Decision {
+func (u *WarmUpRateLimiter) Check(now time.Duration) Decision { return u.check(now, 1) }
+
+// check is canPass(node, acquireCount n).
+func (u *WarmUpRateLimiter) check(now time.Duration, n int32) Decision {
 	t := u.epoch + floorMs(now)
 	u.tokens.sync(t, u.minute.previous(t))
 	var cost int64
 	if u.tokens.stored >= u.tokens.warningToken {
-		cost = javaRound(1.0 * 1 / u.tokens.warningQps() * 1000)
+		cost = javaRound(1.0 * float64(n) / u.tokens.warningQps() * 1000)
 	} else {
-		cost = javaRound(1.0 * 1 / u.tokens.count * 1000)
+		cost = javaRound(1.0 * float64(n) / u.tokens.count * 1000)
 	}
 	wait, ok := queue(&u.latest, cost, u.maxQueue, t)
 	if !ok {
@@ -154,5 +172,5 @@ const maxWarmUpRateLimiterRate = 2000
 
 // StateBytes implements Limiter.
 func (u *WarmUpRateLimiter) StateBytes() int {
-	return int(unsafe.Sizeof(*u)) + u.minute.stateBytes() + 8*cap(u.pending.at)
+	return int(unsafe.Sizeof(*u)) + u.minute.stateBytes() + 12*cap(u.pending.at)
 }
