@@ -106,7 +106,7 @@ func stateTable[S any](fresh S, run func(st *S, now time.Duration, r *Request) D
 // guavaTable is the table of guava-bursty and guava-warming-up: fresh is
 // the state of a new limiter, g the configuration both share.
 func guavaTable(fresh guavaState, g guavaSmooth) *table[guavaState] {
-	return stateTable(fresh, func(st *guavaState, now time.Duration, _ *Request) Decision { return st.tryAcquire(now, &g) })
+	return stateTable(fresh, func(st *guavaState, now time.Duration, r *Request) Decision { return st.tryAcquire(now, r.cost(), &g) })
 }
 
 // keyedStater is implemented by limiters whose state per key has a fixed

@@ -363,8 +363,8 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-bursty", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(1, timeout)",
-			Reference: "Guava 33 RateLimiter.create(rate) (SmoothBursty), tryAcquire(1, timeout) or acquire() for timeout=inf"},
+		info: Info{Name: "guava-bursty", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(cost, timeout)",
+			Reference: "Guava 33 RateLimiter.create(rate) (SmoothBursty), tryAcquire(permits, timeout) or acquire(permits) for timeout=inf"},
 		params: []param{pRate, p("max-burst", "1s", "seconds of permits an idle limiter stores (maxBurstSeconds)", kindDuration), pGuavaTimeout},
 		build: func(a *args) (Limiter, error) {
 			var c GuavaBurstyConfig
@@ -379,8 +379,8 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-warming-up", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(1, timeout)",
-			Reference: "Guava 33 RateLimiter.create(rate, warmupPeriod) with coldFactor (SmoothWarmingUp), tryAcquire(1, timeout) or acquire() for timeout=inf"},
+		info: Info{Name: "guava-warming-up", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(cost, timeout)",
+			Reference: "Guava 33 RateLimiter.create(rate, warmupPeriod) with coldFactor (SmoothWarmingUp), tryAcquire(permits, timeout) or acquire(permits) for timeout=inf"},
 		params: []param{pRate, p("warm-up", "-", "warm-up period (warmupPeriod), required, truncated to whole µs", kindDuration),
 			p("cold-factor", "3", "cold interval / stable interval, larger than 1", kindFloat), pGuavaTimeout},
 		build: func(a *args) (Limiter, error) {
