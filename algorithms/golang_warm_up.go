@@ -239,7 +239,7 @@ func NewGoWarmUpRateLimiter(c GoWarmUpRateLimiterConfig) (*GoWarmUpRateLimiter, 
 		calc:       calc,
 		q:          goThrottle{maxQueueNs: qms * 1_000_000, statIntervalNs: int64(c.Interval)},
 		statistics: newGoStat(c.SampleCount, w, e),
-		pending:    pendingPasses{at: make([]int64, 0, 64), n: make([]int32, 0, 64)},
+		pending:    pendingPasses{at: make([]int64, 0, 64)},
 	}, nil
 }
 
@@ -256,11 +256,11 @@ func (u *GoWarmUpRateLimiter) DecideRequest(now time.Duration, r *Request) Decis
 func (u *GoWarmUpRateLimiter) decide(now time.Duration, n int32) Decision {
 	p := &u.pending
 	for p.head < len(p.at) && p.at[p.head] <= int64(now) {
-		u.statistics.addN(u.clock.ms(time.Duration(p.at[p.head])), int64(p.n[p.head]))
+		u.statistics.addN(u.clock.ms(time.Duration(p.at[p.head])), p.count(p.head))
 		p.head++
 	}
 	if p.head == len(p.at) {
-		p.at, p.n, p.head = p.at[:0], p.n[:0], 0
+		p.reset()
 	}
 	d := u.check(now, n)
 	if d.Pass {
@@ -304,5 +304,5 @@ func (u *GoWarmUpRateLimiter) Rate() float64 { return u.cfg.Limit / u.cfg.Interv
 
 // StateBytes implements Limiter.
 func (u *GoWarmUpRateLimiter) StateBytes() int {
-	return int(unsafe.Sizeof(*u)) + u.statistics.stateBytes() + 12*cap(u.pending.at)
+	return int(unsafe.Sizeof(*u)) + u.statistics.stateBytes() + u.pending.bytes()
 }

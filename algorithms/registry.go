@@ -244,7 +244,7 @@ var coreKinds = []kind{
 	},
 	{
 		info: Info{Name: "token-bucket", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
-			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, 1)"},
+			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, cost)"},
 		params: []param{
 			p("rate", "", "tokens per second, may be fractional", kindFloat),
 			p("burst", "ceil(rate)", "bucket size", kindInt),

@@ -44,7 +44,8 @@ type WarmUpRateLimiter struct {
 
 // pendingPasses is a FIFO of queued passes not yet admitted, by absolute
 // admission millisecond (strictly increasing, as latestPassedTime is),
-// with the acquireCount of each.
+// with the acquireCount of each in n, which stays nil (every count 1)
+// until a pass of another count is queued.
 type pendingPasses struct {
 	at   []int64
 	n    []int32
@@ -54,12 +55,42 @@ type pendingPasses struct {
 func (p *pendingPasses) push(t int64, n int32) {
 	if p.head > 0 && len(p.at) == cap(p.at) {
 		k := copy(p.at, p.at[p.head:])
-		copy(p.n, p.n[p.head:])
-		p.at, p.n, p.head = p.at[:k], p.n[:k], 0
+		if p.n != nil {
+			copy(p.n, p.n[p.head:])
+			p.n = p.n[:k]
+		}
+		p.at, p.head = p.at[:k], 0
+	}
+	if n != 1 && p.n == nil {
+		p.n = make([]int32, len(p.at), cap(p.at))
+		for i := range p.n {
+			p.n[i] = 1
+		}
 	}
 	p.at = append(p.at, t)
-	p.n = append(p.n, n)
+	if p.n != nil {
+		p.n = append(p.n, n)
+	}
 }
+
+// count is the acquireCount of the pass at i.
+func (p *pendingPasses) count(i int) int64 {
+	if p.n == nil {
+		return 1
+	}
+	return int64(p.n[i])
+}
+
+// reset empties the queue, keeping its storage.
+func (p *pendingPasses) reset() {
+	p.at, p.head = p.at[:0], 0
+	if p.n != nil {
+		p.n = p.n[:0]
+	}
+}
+
+// bytes is the queue's storage.
+func (p *pendingPasses) bytes() int { return 8*cap(p.at) + 4*cap(p.n) }
 
 // NewWarmUpRateLimiter validates c and builds the limiter.
 func NewWarmUpRateLimiter(c WarmUpRateLimiterConfig) (*WarmUpRateLimiter, error) {
@@ -79,7 +110,7 @@ func NewWarmUpRateLimiter(c WarmUpRateLimiterConfig) (*WarmUpRateLimiter, error)
 		tokens:   tokens,
 		minute:   newBuckets(60, 1000),
 		latest:   -1,
-		pending:  pendingPasses{at: make([]int64, 0, 64), n: make([]int32, 0, 64)},
+		pending:  pendingPasses{at: make([]int64, 0, 64)},
 	}, nil
 }
 
@@ -99,11 +130,11 @@ func (u *WarmUpRateLimiter) decide(now time.Duration, n int32) Decision {
 	t := u.epoch + floorMs(now)
 	p := &u.pending
 	for p.head < len(p.at) && p.at[p.head] <= t {
-		u.minute.add(p.at[p.head], int64(p.n[p.head]))
+		u.minute.add(p.at[p.head], p.count(p.head))
 		p.head++
 	}
 	if p.head == len(p.at) {
-		p.at, p.n, p.head = p.at[:0], p.n[:0], 0
+		p.reset()
 	}
 	d := u.check(now, n)
 	if d.Pass {
@@ -172,5 +203,5 @@ const maxWarmUpRateLimiterRate = 2000
 
 // StateBytes implements Limiter.
 func (u *WarmUpRateLimiter) StateBytes() int {
-	return int(unsafe.Sizeof(*u)) + u.minute.stateBytes() + 12*cap(u.pending.at)
+	return int(unsafe.Sizeof(*u)) + u.minute.stateBytes() + u.pending.bytes()
 }
