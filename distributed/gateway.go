@@ -136,7 +136,7 @@ func (l *Limiter) gatewayFirst(p *pending, exec time.Duration, i, ms int64) stri
 		key := l.rkey()
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key,
 			strconv.FormatInt(g.MaxBurst, 10), strconv.FormatInt(g.Count, 10),
-			strconv.FormatInt(int64(g.Period/time.Second), 10), "1",
+			strconv.FormatInt(int64(g.Period/time.Second), 10), strconv.FormatInt(l.cost, 10),
 			strconv.FormatInt(floorDiv(ns, 1e9), 10), strconv.FormatInt(ns-floorDiv(ns, 1e9)*1e9, 10)})
 		return key
 	}

@@ -235,7 +235,7 @@ func (l *Limiter) nativeGCRA(n *nativeKey, exec time.Duration, ms int64) bool {
 	sec := floorDiv(us, 1_000_000)
 	period := l.s.Period.Seconds()
 	emission := period / float64(l.s.Rate)
-	increment := emission * 1
+	increment := emission * float64(l.cost)
 	burstOffset := emission * float64(l.s.Burst)
 	now := float64(float64(sec)-1483228800) + float64(us-sec*1_000_000)/1000000
 	tat := now
@@ -297,12 +297,12 @@ func (l *Limiter) cellNow(exec time.Duration, i int64) int64 {
 	return l.epochMs*1_000_000 + int64(t)
 }
 
-// nativeCell is redis-cell's RateLimiter.rate_limit with quantity 1 in
-// integer ns; it reports whether the request passes (not throttled).
+// nativeCell is redis-cell's RateLimiter.rate_limit with quantity l.cost
+// in integer ns; it reports whether the request passes (not throttled).
 func (l *Limiter) nativeCell(n *nativeKey, now int64) bool {
 	g := l.s.Gateway
 	emission := g.cellEmission()
-	increment := emission
+	increment := emission * l.cost
 	dvt := emission * (g.MaxBurst + 1)
 	tat := now
 	if n.hasCell {
