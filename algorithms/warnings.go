@@ -30,8 +30,7 @@ func maxQueueZero(name string) string {
 // CostNotCharged is the warning of a row that counts every request as 1
 // on a trace whose cost column says some weigh more: its reference takes
 // no count (go.uber.org/ratelimit's Take, nginx's limit_req, the lab's own
-// windows, the adaptive limiters, …), the lab does not charge it yet
-// (redis-envoy-ratelimit's hits_addend): docs/algorithms.md, "Costs"; or
+// windows, the adaptive limiters, …: docs/algorithms.md, "Costs"), or
 // it is a chain, whose stages are asked one request at a time. The run
 // says it once per such row.
 func CostNotCharged(spec string, chain bool) string {

@@ -165,3 +165,45 @@ func TestCellCostEqualsPort(t *testing.T) {
 	})
 	t.Logf("%d decisions compared with the port of redis-cell", compared)
 }
+
+// redis-envoy-ratelimit with costs: envoyproxy/ratelimit's DoLimit
+// (src/redis/fixed_cache_impl.go) sends INCRBY key hitsAddend (the cost)
+// and GetResponseDescriptorStatus (src/limiter/base_limiter.go) answers
+// OVER_LIMIT iff the count after the increase exceeds requests_per_unit;
+// an over-limit request still adds its hits. Per key or not, every
+// backend, against that model written out.
+func TestEnvoyRatelimitCostEqualsModel(t *testing.T) {
+	compared := 0
+	forEachBackend(t, func(t *testing.T, b *Backend) {
+		r := rand.New(rand.NewPCG(33, 11))
+		for round := range long(20, 8) {
+			limit := 1 + r.IntN(20)
+			unit := []string{"second", "minute"}[round%2]
+			spec := fmt.Sprintf("redis-envoy-ratelimit:limit=%d,unit=%s", limit, unit)
+			nkeys := 1
+			if round%4 >= 2 {
+				nkeys = 3
+				spec += ",key=k"
+			}
+			s := mustParse(t, spec)
+			trace := wholeMsTrace(r, 300, 3*time.Duration(s.Gateway.Divider)*time.Second)
+			keys, costs := randomCosts(r, len(trace), limit+3, nkeys)
+			got := decideCosts(t, spec, b, trace, keys, costs)
+			counts := map[[2]int64]int64{}
+			for i, at := range trace {
+				k := int64(0)
+				if keys != nil {
+					k = int64(keys[i])
+				}
+				ms := s.EpochMs() + int64(at/time.Millisecond)
+				w := [2]int64{k, ms / 1000 / s.Gateway.Divider}
+				counts[w] += int64(costs[i])
+				if want := counts[w] <= int64(limit); got[i].Pass != want {
+					t.Fatalf("%s: arrival %d at %v (cost %d, count %d): pass=%v, envoyproxy/ratelimit says %v", spec, i, at, costs[i], counts[w], got[i].Pass, want)
+				}
+				compared++
+			}
+		}
+	})
+	t.Logf("%d decisions compared with envoyproxy/ratelimit's fixed window with hits_addend", compared)
+}

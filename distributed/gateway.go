@@ -129,7 +129,9 @@ func (l *Limiter) gatewayFirst(p *pending, exec time.Duration, i, ms int64) stri
 			p.n++
 		}
 		p.n += 2
-		l.cmds = append(l.cmds, []string{"INCRBY", key, "1"}, []string{"EXPIRE", key, strconv.FormatInt(g.Divider, 10)})
+		// fixed_cache_impl.go pipelineAppend: INCRBY key hitsAddend, the
+		// request's cost (DoLimit: utils.Max(1, request.HitsAddend)).
+		l.cmds = append(l.cmds, []string{"INCRBY", key, strconv.FormatInt(l.cost, 10)}, []string{"EXPIRE", key, strconv.FormatInt(g.Divider, 10)})
 		return key
 	case Cell:
 		ns := l.cellNow(exec, i)

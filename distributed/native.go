@@ -61,9 +61,9 @@ func (n *native) at(k int32) *nativeKey {
 }
 
 // incr is INCR of key k's window idx (k's state nk): the new value.
-func (n *native) incr(nk *nativeKey, k int32, idx int64) int64 {
+func (n *native) incr(nk *nativeKey, k int32, idx, by int64) int64 {
 	if nk.hasWin && nk.winIdx == idx {
-		nk.winCount++
+		nk.winCount += by
 		return nk.winCount
 	}
 	if nk.hasWin {
@@ -73,8 +73,8 @@ func (n *native) incr(nk *nativeKey, k int32, idx int64) int64 {
 	if !seen {
 		n.windows++
 	}
-	nk.hasWin, nk.winIdx, nk.winCount = true, idx, c+1
-	return c + 1
+	nk.hasWin, nk.winIdx, nk.winCount = true, idx, c+by
+	return c + by
 }
 
 // reset deletes every key (Finish).
@@ -117,7 +117,7 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 	switch l.s.Kind {
 	case FixedWindow:
 		l.commands++
-		pass = l.nat.incr(n, l.pk.cur, floorDiv(ms, w)) <= l.s.Limit
+		pass = l.nat.incr(n, l.pk.cur, floorDiv(ms, w), 1) <= l.s.Limit
 		l.peakMembers = max(l.peakMembers, l.nat.windows)
 	case SlidingLog:
 		n.log.removeUpTo(ms - w)
@@ -183,7 +183,7 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 		if g.StopIncrement {
 			l.commands++
 		}
-		over := l.nat.incr(n, wk.key, wk.idx) > g.Limit
+		over := l.nat.incr(n, wk.key, wk.idx, l.cost) > g.Limit
 		l.peakMembers = max(l.peakMembers, l.nat.windows)
 		l.envoyOver(exec, i, wk, over)
 		pass = !over || g.Shadow

@@ -152,9 +152,12 @@ func (l *Limiter) DecideBatchKeys(nows []time.Duration, keys []int32, out []algo
 
 // ChargesCost reports whether the limiter charges a request's cost:
 // redis-gcra's script is go-redis/redis_rate v10's AllowN (ARGV[4] is
-// its n), redis-cell's is CL.THROTTLE with quantity. The others' scripts
-// count one per request.
-func (l *Limiter) ChargesCost() bool { return l.s.Kind == GCRA || l.s.Kind == Cell }
+// its n), redis-cell's is CL.THROTTLE with quantity, and
+// redis-envoy-ratelimit's INCRBY adds envoyproxy/ratelimit's hitsAddend.
+// The others' scripts count one per request.
+func (l *Limiter) ChargesCost() bool {
+	return l.s.Kind == GCRA || l.s.Kind == Cell || l.s.Kind == EnvoyRatelimit
+}
 
 // DecideBatchCosts is DecideBatchKeys with each arrival's cost; keys is
 // nil without key=COLUMN.

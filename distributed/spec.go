@@ -119,13 +119,14 @@ var coreKinds = []kind{
 
 // Caps are the capabilities of every redis-* spec: it needs the run's
 // Redis session and takes key=COLUMN (each value gets its own Redis keys).
-// redis-gcra and redis-cell also charge the trace's cost (CostCaps: their
-// references take a count); the others' scripts count every request as
-// one. None can be a stage of a chain.
+// redis-gcra, redis-cell and redis-envoy-ratelimit also charge the trace's
+// cost (CostCaps: their references take a count); the others' scripts
+// count every request as one. None can be a stage of a chain.
 const Caps = algorithms.CapRedis | algorithms.CapKeyColumn
 
 // CostCaps are the capabilities of redis-gcra (redis_rate's AllowN(ctx,
-// key, limit, n)) and redis-cell (CL.THROTTLE's quantity).
+// key, limit, n)), redis-cell (CL.THROTTLE's quantity) and
+// redis-envoy-ratelimit (the RateLimitRequest's hits_addend).
 const CostCaps = Caps | algorithms.CapCost
 
 // Owns reports whether name, a limiter name as package spec reads it, is
@@ -146,7 +147,7 @@ func List() []algorithms.Info {
 		out[i] = k.info
 		out[i].Family = "Redis"
 		out[i].Caps = Caps
-		if k.info.Name == GCRA || k.info.Name == Cell {
+		if k.info.Name == GCRA || k.info.Name == Cell || k.info.Name == EnvoyRatelimit {
 			out[i].Caps = CostCaps
 		}
 		for _, p := range append(slices.Clone(k.params), common...) {
