@@ -280,9 +280,6 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	for _, l := range p.limiters {
 		r.Warnings = append(r.Warnings, warnings(l)...)
 	}
-	if scenarios.StreamColumns(stream).Cost {
-		r.Warnings = append(r.Warnings, costWarnings(p.limiters)...)
-	}
 	if note := stepsBackNote(stream); note != "" {
 		r.Notes = append(r.Notes, note)
 	}
@@ -291,6 +288,9 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	}
 	if note := priorityNote(res); note != "" {
 		r.Notes = append(r.Notes, note)
+	}
+	if scenarios.StreamColumns(stream).Cost {
+		r.Warnings = append(r.Warnings, costWarnings(p.limiters)...)
 	}
 	return r, nil
 }
