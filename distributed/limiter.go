@@ -61,6 +61,10 @@ type Limiter struct {
 	last time.Duration
 	err  error
 	done bool
+	// cost is the count the arrival being queued charges (redis-gcra's
+	// cost, redis-cell's quantity, redis-envoy-ratelimit's hits_addend;
+	// 1 for the other kinds). It sits in done's padding.
+	cost int32
 
 	// The pipeline: commands, the batches they belong to, where the
 	// decisions go, and the earliest second batch that waits for a reply.
@@ -77,10 +81,6 @@ type Limiter struct {
 	sampledBin  int64
 	sampled     bool
 	windows     map[windowKey]int64 // fixed-window, envoy: window key → last sampled bytes
-
-	// cost is the count the arrival being queued charges (redis-gcra's
-	// cost, redis-cell's quantity; 1 for the other kinds).
-	cost int64
 
 	nat *native      // the native backend's keys (native.go); nil on Lua
 	gw  gatewayState // the gateways' limiters (gateway.go)
@@ -258,7 +258,7 @@ func (l *Limiter) decide(now time.Duration, j int, k int32, cost int32) {
 	l.setKey(k)
 	l.cost = 1
 	if l.ChargesCost() {
-		l.cost = int64(max(cost, 1))
+		l.cost = max(cost, 1)
 	}
 	l.first(exec, i, ms, j)
 	if len(l.pend) >= maxPipeline {
@@ -331,7 +331,7 @@ func (l *Limiter) first(exec time.Duration, i, ms int64, j int) {
 		sec, usec := l.gcraTime(exec, ms)
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key,
 			strconv.FormatInt(l.s.Burst, 10), strconv.FormatInt(l.s.Rate, 10),
-			strconv.FormatFloat(l.s.Period.Seconds(), 'f', -1, 64), strconv.FormatInt(l.cost, 10), sec, usec})
+			strconv.FormatFloat(l.s.Period.Seconds(), 'f', -1, 64), strconv.FormatInt(int64(l.cost), 10), sec, usec})
 	case Script:
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key, limit, window, nowS, member})
 	}

@@ -183,7 +183,7 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 		if g.StopIncrement {
 			l.commands++
 		}
-		over := l.nat.incr(n, wk.key, wk.idx, l.cost) > g.Limit
+		over := l.nat.incr(n, wk.key, wk.idx, int64(l.cost)) > g.Limit
 		l.peakMembers = max(l.peakMembers, l.nat.windows)
 		l.envoyOver(exec, i, wk, over)
 		pass = !over || g.Shadow
@@ -302,7 +302,7 @@ func (l *Limiter) cellNow(exec time.Duration, i int64) int64 {
 func (l *Limiter) nativeCell(n *nativeKey, now int64) bool {
 	g := l.s.Gateway
 	emission := g.cellEmission()
-	increment := emission * l.cost
+	increment := emission * int64(l.cost)
 	dvt := emission * (g.MaxBurst + 1)
 	tat := now
 	if n.hasCell {
