@@ -102,7 +102,7 @@ func TestCapsMatchBehaviour(t *testing.T) {
 
 // chargesCost reports whether two fresh limiters of spec decide a burst
 // differently when every request costs 5 rather than 1: 100 arrivals at
-// t = 0 and 100 more, 1 ms apart, all of key 0.
+// t = 0, 100 more 1 ms apart and 100 more 10 ms apart, all of key 0.
 func chargesCost(t *testing.T, spec string) bool {
 	t.Helper()
 	run := func(cost int32) []Decision {
@@ -121,8 +121,14 @@ func chargesCost(t *testing.T, spec string) bool {
 		r := Request{Keys: noKeys, Cost: cost}
 		r.Keys[0] = 0
 		var out []Decision
-		for i := range 200 {
+		for i := range 300 {
+			// The last 100, 10 ms apart, reach past the 100 ms a request
+			// of cost 1 at 10/s pays (Guava moves its next free ticket by
+			// the cost and refuses nothing for its size).
 			now := time.Duration(max(i-100, 0)) * time.Millisecond
+			if i >= 200 {
+				now = 100*time.Millisecond + time.Duration(i-200)*10*time.Millisecond
+			}
 			rl, ok := l.(RequestLimiter)
 			if !ok {
 				out = append(out, l.Decide(now))

@@ -52,9 +52,26 @@ func (l *GoLeapArray) Decide(now time.Duration) Decision {
 // threshold from DirectTrafficShapingCalculator. A block is counted by the
 // stat slot at once, which resets t's slot of the ring if it holds an
 // older bucket.
-func (l *GoLeapArray) Check(now time.Duration) Decision {
+func (l *GoLeapArray) Check(now time.Duration) Decision { return l.check(now, 1) }
+
+// DecideRequest implements RequestLimiter: an entry with BatchCount = the
+// request's cost. RejectTrafficShapingChecker.DoCheck (sentinel-golang
+// v1.0.4 core/flow/tc_default.go) blocks iff curCount + batchCount >
+// threshold, and the stat slot adds BatchCount passes
+// (StandaloneStatSlot.OnEntryPassed, stat slot recordPassFor); a cost above
+// the threshold never passes.
+func (l *GoLeapArray) DecideRequest(now time.Duration, r *Request) Decision {
+	n := r.cost()
+	d := l.check(now, n)
+	if d.Pass {
+		l.statistics.addN(l.clock.ms(now), int64(n))
+	}
+	return d
+}
+
+func (l *GoLeapArray) check(now time.Duration, n int32) Decision {
 	t := l.clock.ms(now)
-	if cur := float64(l.statistics.window(t)); cur+1 > l.cfg.Limit {
+	if cur := float64(l.statistics.window(t)); cur+float64(n) > l.cfg.Limit {
 		l.statistics.touch(t) // the stat slot counts the block
 		return Decision{}
 	}

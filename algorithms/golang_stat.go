@@ -119,15 +119,19 @@ func (g *goStat) touch(t int64) int64 {
 }
 
 // add is BucketLeapArray.AddCount(MetricEventPass, 1) at absolute ms t.
-func (g *goStat) add(t int64) {
+func (g *goStat) add(t int64) { g.addN(t, 1) }
+
+// addN is BucketLeapArray.AddCount(MetricEventPass, n) at absolute ms t
+// (the stat slot adds the entry's BatchCount).
+func (g *goStat) addN(t, n int64) {
 	i := g.touch(t)
 	if i < 0 {
 		return
 	}
 	ws := g.start[i]
-	g.count[i]++
+	g.count[i] += n
 	if g.valid && g.inWindow(ws) {
-		g.sum++
+		g.sum += n
 	}
 	if ws > g.newest {
 		g.newest = ws

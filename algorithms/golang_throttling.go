@@ -32,18 +32,22 @@ type GoThrottling struct {
 	q     goThrottle
 }
 
-// goThrottle is ThrottlingChecker.DoCheck for a batch of 1, in ns.
+// goThrottle is ThrottlingChecker.DoCheck, in ns.
 type goThrottle struct {
 	maxQueueNs, statIntervalNs int64
 	lastPassed                 int64
 }
 
-// check decides at cur (ns) with the threshold given by the calculator.
-func (c *goThrottle) check(threshold float64, cur int64) (int64, bool) {
-	if threshold <= 0.0 || float64(1) > threshold {
+// check decides a batch of n at cur (ns) with the threshold given by the
+// calculator (sentinel-golang v1.0.4 core/flow/tc_throttling.go,
+// ThrottlingChecker.DoCheck): a batch larger than the threshold is
+// blocked, else it is spaced intervalNs = ceil(n/threshold · statIntervalNs)
+// after the last pass.
+func (c *goThrottle) check(threshold float64, cur int64, n int32) (int64, bool) {
+	if threshold <= 0.0 || float64(n) > threshold {
 		return 0, false
 	}
-	intervalNs := int64(math.Ceil(float64(1) / threshold * float64(c.statIntervalNs)))
+	intervalNs := int64(math.Ceil(float64(n) / threshold * float64(c.statIntervalNs)))
 	if expected := c.lastPassed + intervalNs; expected <= cur {
 		c.lastPassed = cur
 		return 0, true
@@ -90,8 +94,16 @@ func NewGoThrottling(c ThrottlingConfig) (*GoThrottling, error) {
 func (t *GoThrottling) Decide(now time.Duration) Decision { return t.Check(now) }
 
 // Check implements Stage: it moves lastPassedTime for every pass.
-func (t *GoThrottling) Check(now time.Duration) Decision {
-	wait, ok := t.q.check(t.cfg.Limit, t.clock.ns(now))
+func (t *GoThrottling) Check(now time.Duration) Decision { return t.check(now, 1) }
+
+// DecideRequest implements RequestLimiter: an entry with BatchCount = the
+// request's cost (see goThrottle.check).
+func (t *GoThrottling) DecideRequest(now time.Duration, r *Request) Decision {
+	return t.check(now, r.cost())
+}
+
+func (t *GoThrottling) check(now time.Duration, n int32) Decision {
+	wait, ok := t.q.check(t.cfg.Limit, t.clock.ns(now), n)
 	if !ok {
 		return Decision{}
 	}

@@ -145,10 +145,26 @@ func (u *GoWarmUp) Decide(now time.Duration) Decision {
 
 // Check implements Stage: PerformChecking with the warm-up calculator and
 // the reject checker.
-func (u *GoWarmUp) Check(now time.Duration) Decision {
+func (u *GoWarmUp) Check(now time.Duration) Decision { return u.check(now, 1) }
+
+// DecideRequest implements RequestLimiter: an entry with BatchCount = the
+// request's cost. The warm-up calculator ignores the batch
+// (WarmUpTrafficShapingCalculator.CalculateAllowedTokens(_ uint32, _
+// int32), core/flow/tc_warm_up.go); the reject checker blocks iff
+// curCount + batchCount > allowed; a pass adds BatchCount.
+func (u *GoWarmUp) DecideRequest(now time.Duration, r *Request) Decision {
+	n := r.cost()
+	d := u.check(now, n)
+	if d.Pass {
+		u.statistics.addN(u.clock.ms(now), int64(n))
+	}
+	return d
+}
+
+func (u *GoWarmUp) check(now time.Duration, n int32) Decision {
 	t := u.clock.ms(now)
 	allowed := u.calc.allowed(t, u.statistics.previous(t))
-	if float64(u.statistics.window(t))+1 > allowed {
+	if float64(u.statistics.window(t))+float64(n) > allowed {
 		u.statistics.touch(t) // the stat slot counts the block
 		return Decision{}
 	}
@@ -228,21 +244,30 @@ func NewGoWarmUpRateLimiter(c GoWarmUpRateLimiterConfig) (*GoWarmUpRateLimiter, 
 }
 
 // Decide implements Limiter.
-func (u *GoWarmUpRateLimiter) Decide(now time.Duration) Decision {
+func (u *GoWarmUpRateLimiter) Decide(now time.Duration) Decision { return u.decide(now, 1) }
+
+// DecideRequest implements RequestLimiter: an entry with BatchCount = the
+// request's cost: the throttling checker spaces it by its own interval
+// (goThrottle.check) and its pass adds BatchCount when it is let through.
+func (u *GoWarmUpRateLimiter) DecideRequest(now time.Duration, r *Request) Decision {
+	return u.decide(now, r.cost())
+}
+
+func (u *GoWarmUpRateLimiter) decide(now time.Duration, n int32) Decision {
 	p := &u.pending
 	for p.head < len(p.at) && p.at[p.head] <= int64(now) {
-		u.Record(time.Duration(p.at[p.head]))
+		u.statistics.addN(u.clock.ms(time.Duration(p.at[p.head])), p.count(p.head))
 		p.head++
 	}
 	if p.head == len(p.at) {
-		p.at, p.head = p.at[:0], 0
+		p.reset()
 	}
-	d := u.Check(now)
+	d := u.check(now, n)
 	if d.Pass {
 		if d.Wait > 0 {
-			p.push(int64(now + d.Wait))
+			p.push(int64(now+d.Wait), n)
 		} else {
-			u.Record(now)
+			u.statistics.addN(u.clock.ms(now), int64(n))
 		}
 	}
 	return d
@@ -250,10 +275,12 @@ func (u *GoWarmUpRateLimiter) Decide(now time.Duration) Decision {
 
 // Check implements Stage: PerformChecking with the warm-up calculator and
 // the throttling checker, which moves lastPassedTime for every pass.
-func (u *GoWarmUpRateLimiter) Check(now time.Duration) Decision {
+func (u *GoWarmUpRateLimiter) Check(now time.Duration) Decision { return u.check(now, 1) }
+
+func (u *GoWarmUpRateLimiter) check(now time.Duration, n int32) Decision {
 	t := u.clock.ms(now)
 	allowed := u.calc.allowed(t, u.statistics.previous(t))
-	wait, ok := u.q.check(allowed, u.clock.ns(now))
+	wait, ok := u.q.check(allowed, u.clock.ns(now), n)
 	if !ok {
 		u.statistics.touch(t) // the stat slot counts the block
 		return Decision{}
@@ -277,5 +304,5 @@ func (u *GoWarmUpRateLimiter) Rate() float64 { return u.cfg.Limit / u.cfg.Interv
 
 // StateBytes implements Limiter.
 func (u *GoWarmUpRateLimiter) StateBytes() int {
-	return int(unsafe.Sizeof(*u)) + u.statistics.stateBytes() + 8*cap(u.pending.at)
+	return int(unsafe.Sizeof(*u)) + u.statistics.stateBytes() + u.pending.bytes()
 }

@@ -83,7 +83,13 @@ func timeoutMicros(name string, d time.Duration) (int64, error) {
 func (l *GuavaBursty) Decide(now time.Duration) Decision { return l.Check(now) }
 
 // Check implements Stage: tryAcquire(1, timeout) reserves the permit.
-func (l *GuavaBursty) Check(now time.Duration) Decision { return l.st.tryAcquire(now, &l.g) }
+func (l *GuavaBursty) Check(now time.Duration) Decision { return l.st.tryAcquire(now, 1, &l.g) }
+
+// DecideRequest implements RequestLimiter: tryAcquire(permits = the
+// request's cost, timeout).
+func (l *GuavaBursty) DecideRequest(now time.Duration, r *Request) Decision {
+	return l.st.tryAcquire(now, r.cost(), &l.g)
+}
 
 // Record implements Stage; the permit was reserved by Check.
 func (l *GuavaBursty) Record(time.Duration) {}

@@ -84,30 +84,38 @@ func (g *guavaSmooth) permitsToTime(permits float64) float64 {
 }
 
 // reserveEarliestAvailable is SmoothRateLimiter.reserveEarliestAvailable
-// for one permit.
-func (s *guavaState) reserveEarliestAvailable(now int64, g *guavaSmooth) int64 {
+// for requiredPermits permits: the stored ones are spent first (at
+// storedPermitsToWaitTime), the rest are fresh at stableInterval each, and
+// the whole price moves the next free ticket; the caller waits only until
+// the old ticket, so a request of any size is never refused for its size
+// (the next caller pays).
+func (s *guavaState) reserveEarliestAvailable(now int64, permits int32, g *guavaSmooth) int64 {
 	s.resync(now, g)
 	ret := s.nextFree
-	spend := math.Min(1, s.stored)
-	fresh := 1 - spend
+	required := float64(permits)
+	spend := math.Min(required, s.stored)
+	fresh := required - spend
 	wait := g.storedPermitsToWaitTime(s.stored, spend) + javaD2L(fresh*g.stableInterval)
 	s.nextFree = saturatedAdd(s.nextFree, wait)
 	s.stored -= spend
 	return ret
 }
 
-// tryAcquire is RateLimiter.tryAcquire(1, timeout, MICROSECONDS), or
-// acquire() when the timeout is infinite, on s with configuration g: it
-// returns whether the permit is granted and the microseconds the caller
-// then sleeps. The single-key limiters and the per-key table both decide
-// through it.
-func (s *guavaState) tryAcquire(now time.Duration, g *guavaSmooth) Decision {
+// tryAcquire is RateLimiter.tryAcquire(permits, timeout, MICROSECONDS), or
+// acquire(permits) when the timeout is infinite, on s with configuration
+// g: it returns whether the permits are granted and the microseconds the
+// caller then sleeps. canAcquire reads only the next free ticket, not the
+// permits asked for, so with timeout=0 a request of any size passes when
+// nextFreeTicketMicros ≤ now (Guava RateLimiter.tryAcquire, canAcquire,
+// reserveAndGetWaitLength). The single-key limiters and the per-key table
+// both decide through it.
+func (s *guavaState) tryAcquire(now time.Duration, permits int32, g *guavaSmooth) Decision {
 	nowMicros := guavaMicros(now)
 	// canAcquire: queryEarliestAvailable(now) − timeout ≤ now.
 	if g.timeout != guavaTimeoutInf && !(s.nextFree-g.timeout <= nowMicros) {
 		return Decision{}
 	}
-	wait := max(s.reserveEarliestAvailable(nowMicros, g)-nowMicros, 0)
+	wait := max(s.reserveEarliestAvailable(nowMicros, permits, g)-nowMicros, 0)
 	if wait > math.MaxInt64/int64(time.Microsecond) {
 		return Decision{Pass: true, Wait: math.MaxInt64}
 	}

@@ -72,12 +72,17 @@ func (r *refGuava) acquire() int64 {
 }
 
 func (r *refGuava) tryAcquire(timeoutMicros int64) (bool, int64) {
+	return r.tryAcquireN(1, timeoutMicros)
+}
+
+// tryAcquireN is RateLimiter.tryAcquire(permits, timeout, MICROSECONDS).
+func (r *refGuava) tryAcquireN(permits int, timeoutMicros int64) (bool, int64) {
 	timeoutMicros = max(timeoutMicros, 0)
 	nowMicros := r.readMicros()
 	if !(r.nextFreeTicketMicros-timeoutMicros <= nowMicros) { // canAcquire
 		return false, 0
 	}
-	microsToWait := r.reserveAndGetWaitLength(1, nowMicros)
+	microsToWait := r.reserveAndGetWaitLength(permits, nowMicros)
 	return true, microsToWait
 }
 

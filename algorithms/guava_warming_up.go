@@ -82,7 +82,13 @@ func NewGuavaWarmingUp(c GuavaWarmingUpConfig) (*GuavaWarmingUp, error) {
 func (l *GuavaWarmingUp) Decide(now time.Duration) Decision { return l.Check(now) }
 
 // Check implements Stage: tryAcquire(1, timeout) reserves the permit.
-func (l *GuavaWarmingUp) Check(now time.Duration) Decision { return l.st.tryAcquire(now, &l.g) }
+func (l *GuavaWarmingUp) Check(now time.Duration) Decision { return l.st.tryAcquire(now, 1, &l.g) }
+
+// DecideRequest implements RequestLimiter: tryAcquire(permits = the
+// request's cost, timeout).
+func (l *GuavaWarmingUp) DecideRequest(now time.Duration, r *Request) Decision {
+	return l.st.tryAcquire(now, r.cost(), &l.g)
+}
 
 // Record implements Stage; the permit was reserved by Check.
 func (l *GuavaWarmingUp) Record(time.Duration) {}

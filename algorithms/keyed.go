@@ -79,13 +79,21 @@ func (t *table[T]) figures() (int64, int, int64) {
 	return t.slots.evictions, t.slots.peak, t.peakBytes
 }
 
-// flatTable is the table of a pointer-free limiter type.
+// flatTable is the table of a pointer-free limiter type. A type that
+// reads the request (a cost: leaky-bucket) decides with DecideRequest;
+// per-key instances read no keys.
 func flatTable[T any, P interface {
 	*T
 	Limiter
 }](proto T) *table[T] {
-	return &table[T]{slots: newKeySlots[T](), fresh: func() T { return proto },
+	t := &table[T]{slots: newKeySlots[T](), fresh: func() T { return proto },
 		run: func(st *T, now time.Duration, _ *Request) Decision { return P(st).Decide(now) }}
+	if _, ok := any(P(&proto)).(RequestLimiter); ok {
+		t.run = func(st *T, now time.Duration, r *Request) Decision {
+			return any(P(st)).(RequestLimiter).DecideRequest(now, r)
+		}
+	}
+	return t
 }
 
 // stateTable is the table of a limiter whose per-key state S is split
@@ -98,7 +106,7 @@ func stateTable[S any](fresh S, run func(st *S, now time.Duration, r *Request) D
 // guavaTable is the table of guava-bursty and guava-warming-up: fresh is
 // the state of a new limiter, g the configuration both share.
 func guavaTable(fresh guavaState, g guavaSmooth) *table[guavaState] {
-	return stateTable(fresh, func(st *guavaState, now time.Duration, _ *Request) Decision { return st.tryAcquire(now, &g) })
+	return stateTable(fresh, func(st *guavaState, now time.Duration, r *Request) Decision { return st.tryAcquire(now, r.cost(), &g) })
 }
 
 // keyedStater is implemented by limiters whose state per key has a fixed

@@ -29,7 +29,10 @@ type LeapArrayConfig struct {
 // At time t (whole ms on Sentinel's clock) the count R is the passes
 // recorded in the bucket holding t and the SampleCount−1 buckets before it,
 // so the window slides bucket by bucket, not continuously. The request
-// passes iff (int)(R / interval-in-seconds) + 1 ≤ Limit. With one bucket it
+// passes iff (int)(R / interval-in-seconds) + 1 ≤ Limit; a request of cost
+// n (Sentinel's acquireCount, SphU.entry(resource, type, n)) passes iff
+// (int)(R / interval-in-seconds) + n ≤ Limit and adds n passes, so a cost
+// above the limit never passes. With one bucket it
 // is a fixed window; with 1 ms buckets it is a sliding log on whole
 // milliseconds. Between the two, a burst pair straddling a bucket edge can
 // still pass up to twice the limit within one interval.
@@ -80,8 +83,16 @@ func NewLeapArray(c LeapArrayConfig) (*LeapArray, error) {
 // (int) (r / interval) + 1 ≤ limit, in Java int arithmetic (so at a rate of
 // 2³¹−1 and above the +1 wraps negative and the request passes, as in Java).
 func leapPasses(r int64, intervalS, limit float64) bool {
+	return leapPassesN(r, 1, intervalS, limit)
+}
+
+// leapPassesN is DefaultController.canPass(node, acquireCount=n) for a
+// window count r (Sentinel 1.8 DefaultController.canPass: curCount =
+// (int) node.passQps(); curCount + acquireCount > count blocks): the sum is
+// Java int arithmetic, which wraps, compared with the double count.
+func leapPassesN(r int64, n int32, intervalS, limit float64) bool {
 	qps := float64(r) / intervalS
-	return !(float64(javaD2I(qps)+1) > limit)
+	return !(float64(javaD2I(qps)+n) > limit)
 }
 
 // passThresholds returns the two edges of DefaultController's check on a
@@ -123,7 +134,7 @@ func (l *LeapArray) Decide(now time.Duration) Decision {
 	// Check then Record at the same instant, on one clock reading.
 	t := l.epoch + floorMs(now)
 	if l.slow {
-		return l.decideExact(t, false)
+		return l.decideExact(t, 1, false)
 	}
 	b := l.statistics
 	var r int64

@@ -126,22 +126,39 @@ func (l *LeapArray) Borrows() bool { return l.cfg.OccupyTimeout > 0 }
 // treated as ordinary ones).
 func (l *LeapArray) OccupyTimeout() time.Duration { return l.cfg.OccupyTimeout }
 
-// DecideRequest implements RequestLimiter: an ordinary request is Decide;
-// a prioritized one may wait for a future bucket (see the file comment).
-// Keys and cost are not read (acquireCount is 1).
+// DecideRequest implements RequestLimiter: DefaultController.canPass(node,
+// acquireCount = the request's cost, prioritized) and StatisticSlot's
+// addPassRequest(acquireCount). An ordinary request of cost 1 is Decide; a
+// prioritized one may wait for a future bucket (see the file comment).
+// Keys are not read.
 func (l *LeapArray) DecideRequest(now time.Duration, r *Request) Decision {
-	if !r.Priority || l.cfg.OccupyTimeout <= 0 {
+	n := r.cost()
+	prioritized := r.Priority && l.cfg.OccupyTimeout > 0
+	if n == 1 && !prioritized {
 		return l.Decide(now)
 	}
 	t := l.epoch + floorMs(now)
 	if l.slow {
-		return l.decideExact(t, true)
+		return l.decideExact(t, n, prioritized)
 	}
 	// Nothing borrowed yet: the fast path's buckets are Sentinel's.
-	if d := l.Decide(now); d.Pass {
-		return d
+	b := l.statistics
+	if pass := b.sum(t); l.passes(pass, n) {
+		b.add(t, int64(n))
+		return Decision{Pass: true}
+	} else if !prioritized {
+		return Decision{}
 	}
-	return l.occupyNext(t, l.passCount(t))
+	return l.occupyNext(t, l.passCount(t), n)
+}
+
+// passes is DefaultController's check of acquireCount n on the window
+// count r: the two thresholds for n = 1, the Java arithmetic else.
+func (l *LeapArray) passes(r int64, n int32) bool {
+	if n == 1 {
+		return r <= l.passUpTo || r >= l.passFrom
+	}
+	return leapPassesN(r, n, l.intervalS, l.cfg.Limit)
 }
 
 // ReportExits tells the limiter that the caller calls Exit for every
@@ -162,31 +179,32 @@ func (l *LeapArray) Exit(at time.Duration) {
 
 // decideExact is DefaultController and StatisticSlot on the occupiable
 // array, slot by slot as Sentinel runs them.
-func (l *LeapArray) decideExact(t int64, prioritized bool) Decision {
+func (l *LeapArray) decideExact(t int64, n int32, prioritized bool) Decision {
 	if o := l.occ; !l.reported && len(o.exits) > 0 && o.exits[0] <= t {
 		l.runExits(t)
 	}
 	r := l.passCount(t)
-	if r <= l.passUpTo || r >= l.passFrom {
+	if l.passes(r, n) {
 		if i := l.current(t); i >= 0 {
-			l.statistics.count[i]++
+			l.statistics.count[i] += int64(n)
 		}
 		return Decision{Pass: true}
 	}
 	if prioritized {
-		return l.occupyNext(t, r)
+		return l.occupyNext(t, r, n)
 	}
 	return Decision{}
 }
 
 // occupyNext is the prioritized branch of DefaultController.canPass after
-// the window blocked the request at t; pass is the window count at t.
-func (l *LeapArray) occupyNext(t, pass int64) Decision {
+// the window blocked the request at t; pass is the window count at t, n
+// the acquireCount.
+func (l *LeapArray) occupyNext(t, pass int64, n int32) Decision {
 	o := l.occ
 	if o == nil {
 		o = l.newOccupy()
 	}
-	wait := l.tryOccupyNext(t, pass)
+	wait := l.tryOccupyNext(t, pass, int64(n))
 	if wait >= o.timeoutMs {
 		return Decision{}
 	}
@@ -197,7 +215,7 @@ func (l *LeapArray) occupyNext(t, pass int64) Decision {
 		l.statistics.fast, l.statistics.cur = false, false
 	}
 	if i := l.borrowCurrent(t + wait); i >= 0 {
-		o.bcount[i]++ // addWaitingRequest
+		o.bcount[i] += int64(n) // addWaitingRequest(futureTime, acquireCount)
 	}
 	if !l.reported {
 		l.pushExit(t + wait)
@@ -205,10 +223,11 @@ func (l *LeapArray) occupyNext(t, pass int64) Decision {
 	return Decision{Pass: true, Wait: time.Duration(wait) * time.Millisecond}
 }
 
-// tryOccupyNext is StatisticNode.tryOccupyNext(t, 1, limit); pass is
-// rollingCounterInSecond.pass() at t, which canPass has just read (the
-// window has not changed since: Sentinel's second reading is the same).
-func (l *LeapArray) tryOccupyNext(t, pass int64) int64 {
+// tryOccupyNext is StatisticNode.tryOccupyNext(t, acquireCount n, limit);
+// pass is rollingCounterInSecond.pass() at t, which canPass has just read
+// (the window has not changed since: Sentinel's second reading is the
+// same).
+func (l *LeapArray) tryOccupyNext(t, pass, n int64) int64 {
 	o := l.occ
 	b := l.statistics
 	currentBorrow := l.waiting(t)
@@ -225,7 +244,7 @@ func (l *LeapArray) tryOccupyNext(t, pass int64) int64 {
 			break
 		}
 		windowPass := l.windowPass(earliest)
-		if float64(currentPass+currentBorrow+1-windowPass) <= o.maxCount {
+		if float64(currentPass+currentBorrow+n-windowPass) <= o.maxCount {
 			return wait
 		}
 		earliest += w

@@ -31,6 +31,7 @@ type prioArrival struct {
 	t, sub int64 // ms, and a sub-millisecond offset in ns (the product floors it)
 	prio   bool
 	rt     int64
+	cost   int32 // acquireCount; 0 is 1
 }
 
 // Outcomes: -1 block, 0 immediate pass, w > 0 a pass after waiting w ms.
@@ -74,7 +75,7 @@ func runPort(c *prioCase) []int64 {
 			e := heap.Pop(&exits).([3]int64)
 			nd.touch(e[0])
 		}
-		ok, wait := nd.canPass(t, c.limit, a.prio)
+		ok, wait := nd.canPassN(t, max(a.cost, 1), c.limit, a.prio)
 		switch {
 		case !ok:
 			out[i] = prioBlock
@@ -108,7 +109,7 @@ func runProduct(tb testing.TB, c *prioCase) []int64 {
 				l.Exit(time.Duration(e[0]*ms + e[2]))
 			}
 		}
-		d := l.DecideRequest(now, &Request{Cost: 1, Priority: a.prio})
+		d := l.DecideRequest(now, &Request{Cost: max(a.cost, 1), Priority: a.prio})
 		switch {
 		case !d.Pass:
 			out[i] = prioBlock

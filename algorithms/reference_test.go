@@ -53,6 +53,9 @@ func (r *refLeap) pass(t int64) int64 {
 
 func (r *refLeap) addPass(t int64) { r.currentWindow(t).pass++ }
 
+// addPassN is addPass(acquireCount n).
+func (r *refLeap) addPassN(t, n int64) { r.currentWindow(t).pass += n }
+
 func (r *refLeap) previousWindowPass(t int64) int64 {
 	r.currentWindow(t)
 	p := t - r.w
@@ -71,13 +74,16 @@ type refDefault struct {
 	epoch int64
 }
 
-func (r *refDefault) decide(now time.Duration) bool {
+func (r *refDefault) decide(now time.Duration) bool { return r.decideN(now, 1) }
+
+// decideN is canPass(node, acquireCount n), then addPassRequest(n).
+func (r *refDefault) decideN(now time.Duration, n int32) bool {
 	t := r.epoch + floorMs(now)
 	passQps := float64(r.sec.pass(t)) / (float64(r.ims) / 1000.0)
-	if float64(int32(passQps)+1) > r.count {
+	if float64(int32(passQps)+n) > r.count {
 		return false
 	}
-	r.sec.addPass(t)
+	r.sec.addPassN(t, int64(n))
 	return true
 }
 
@@ -93,6 +99,7 @@ type refWarm struct {
 	queue              bool
 	latest, timeout    int64
 	pendingAt          []int64
+	pendingN           []int64
 }
 
 func newRefWarm(count float64, warmSec, coldFactor, n int, ims int64) *refWarm {
@@ -133,39 +140,42 @@ func (r *refWarm) rate() float64 {
 	return r.count
 }
 
-func (r *refWarm) decide(now time.Duration) (bool, int64) {
+func (r *refWarm) decide(now time.Duration) (bool, int64) { return r.decideN(now, 1) }
+
+// decideN is canPass(node, acquireCount n) and the pass of n.
+func (r *refWarm) decideN(now time.Duration, n int64) (bool, int64) {
 	t := r.epoch + floorMs(now)
 	if !r.queue {
 		passQps := int64(float64(r.sec.pass(t)) / (float64(r.ims) / 1000.0))
 		r.syncToken(t, r.minute.previousWindowPass(t))
-		if float64(passQps+1) <= r.rate() {
-			r.sec.addPass(t)
-			r.minute.addPass(t)
+		if float64(passQps+n) <= r.rate() {
+			r.sec.addPassN(t, n)
+			r.minute.addPassN(t, n)
 			return true, 0
 		}
 		return false, 0
 	}
-	kept := r.pendingAt[:0]
-	for _, at := range r.pendingAt {
+	kept, keptN := r.pendingAt[:0], r.pendingN[:0]
+	for i, at := range r.pendingAt {
 		if at <= t {
-			r.minute.addPass(at)
+			r.minute.addPassN(at, r.pendingN[i])
 		} else {
-			kept = append(kept, at)
+			kept, keptN = append(kept, at), append(keptN, r.pendingN[i])
 		}
 	}
-	r.pendingAt = kept
+	r.pendingAt, r.pendingN = kept, keptN
 	r.syncToken(t, r.minute.previousWindowPass(t))
-	cost := int64(math.Floor(1.0/r.rate()*1000 + 0.5))
+	cost := int64(math.Floor(1.0*float64(n)/r.rate()*1000 + 0.5))
 	if cost+r.latest <= t {
 		r.latest = t
-		r.minute.addPass(t)
+		r.minute.addPassN(t, n)
 		return true, 0
 	}
 	if cost+r.latest-t > r.timeout {
 		return false, 0
 	}
 	r.latest += cost
-	r.pendingAt = append(r.pendingAt, r.latest)
+	r.pendingAt, r.pendingN = append(r.pendingAt, r.latest), append(r.pendingN, n)
 	return true, r.latest - t
 }
 

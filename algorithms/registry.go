@@ -200,7 +200,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leap-array", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Aliases: []string{"sliding-window"},
+		info: Info{Name: "leap-array", Caps: CapKeyColumn | CapCost | CapStage | CapCheckToAdd, Family: "windows", Aliases: []string{"sliding-window"},
 			Summary:   "Sentinel's bucketed sliding window (LeapArray) with DefaultController: QPS grade, reject",
 			Reference: "Alibaba Sentinel 1.8 DefaultController on a StatisticNode; flavor=go: sentinel-golang Direct + Reject"},
 		params: []param{pQPS, pSampleCount, pInterval, pOccupy, pFlavor},
@@ -243,8 +243,8 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "token-bucket", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
-			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, 1)"},
+		info: Info{Name: "token-bucket", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
+			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, cost)"},
 		params: []param{
 			p("rate", "", "tokens per second, may be fractional", kindFloat),
 			p("burst", "ceil(rate)", "bucket size", kindInt),
@@ -281,7 +281,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leaky-bucket", Caps: CapKeyColumn | CapStage, Family: "Sentinel", Aliases: []string{"throttling"},
+		info: Info{Name: "leaky-bucket", Caps: CapKeyColumn | CapCost | CapStage, Family: "Sentinel", Aliases: []string{"throttling"},
 			Summary:   "Sentinel's ThrottlingController: uniform pacing with a bounded queue",
 			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController); flavor=go: sentinel-golang Direct + Throttling"},
 		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pOccupyIgn, pFlavor},
@@ -305,7 +305,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
+		info: Info{Name: "warm-up", Caps: CapKeyColumn | CapCost | CapStage | CapCheckToAdd, Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
 			Reference: "Alibaba Sentinel 1.8 WarmUpController; flavor=go: sentinel-golang WarmUp + Reject"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
@@ -330,7 +330,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up-rate-limiter", Caps: CapKeyColumn | CapStage, Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
+		info: Info{Name: "warm-up-rate-limiter", Caps: CapKeyColumn | CapCost | CapStage, Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
 			Reference: "Alibaba Sentinel 1.8 WarmUpRateLimiterController; flavor=go: sentinel-golang WarmUp + Throttling"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pMaxQueue,
 			p("sample-count", "2", "flavor=go only: buckets of the statistic the warm-up reads", kindInt),
@@ -363,8 +363,8 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-bursty", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(1, timeout)",
-			Reference: "Guava 33 RateLimiter.create(rate) (SmoothBursty), tryAcquire(1, timeout) or acquire() for timeout=inf"},
+		info: Info{Name: "guava-bursty", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(cost, timeout)",
+			Reference: "Guava 33 RateLimiter.create(rate) (SmoothBursty), tryAcquire(permits, timeout) or acquire(permits) for timeout=inf"},
 		params: []param{pRate, p("max-burst", "1s", "seconds of permits an idle limiter stores (maxBurstSeconds)", kindDuration), pGuavaTimeout},
 		build: func(a *args) (Limiter, error) {
 			var c GuavaBurstyConfig
@@ -379,8 +379,8 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-warming-up", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(1, timeout)",
-			Reference: "Guava 33 RateLimiter.create(rate, warmupPeriod) with coldFactor (SmoothWarmingUp), tryAcquire(1, timeout) or acquire() for timeout=inf"},
+		info: Info{Name: "guava-warming-up", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(cost, timeout)",
+			Reference: "Guava 33 RateLimiter.create(rate, warmupPeriod) with coldFactor (SmoothWarmingUp), tryAcquire(permits, timeout) or acquire(permits) for timeout=inf"},
 		params: []param{pRate, p("warm-up", "-", "warm-up period (warmupPeriod), required, truncated to whole µs", kindDuration),
 			p("cold-factor", "3", "cold interval / stable interval, larger than 1", kindFloat), pGuavaTimeout},
 		build: func(a *args) (Limiter, error) {

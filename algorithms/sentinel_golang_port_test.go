@@ -318,6 +318,8 @@ type sgRule struct {
 	calc     func() float64
 	check    func(threshold float64) *sgResult
 	sleeping []time.Duration // virtual instants at which sleeping entries wake
+	slept    []uint32        // the batch count of each sleeping entry
+	n        uint32          // the batch count of the entry being checked
 }
 
 type sgRuleParams struct {
@@ -347,10 +349,10 @@ func newSgRule(p sgRuleParams, epochMs int64) *sgRule {
 	}
 	if p.throttling {
 		t := newSgThrottlingChecker(clock, p.maxQueueingMs, p.statIntervalMs)
-		r.check = func(threshold float64) *sgResult { return t.DoCheck(1, threshold) }
+		r.check = func(threshold float64) *sgResult { return t.DoCheck(r.n, threshold) }
 	} else {
 		c := &sgRejectChecker{metric: r.metric}
-		r.check = func(threshold float64) *sgResult { return c.DoCheck(1, threshold, clock.CurrentTimeMillis()) }
+		r.check = func(threshold float64) *sgResult { return c.DoCheck(r.n, threshold, clock.CurrentTimeMillis()) }
 	}
 	return r
 }
@@ -359,12 +361,17 @@ func (r *sgRule) setClock(at time.Duration) { r.clock.nano = uint64(int64(r.epoc
 
 // entry is one sentinel.Entry at virtual time at. Entries that slept
 // until at or earlier wake first and record their pass.
-func (r *sgRule) entry(at time.Duration) Decision {
+func (r *sgRule) entry(at time.Duration) Decision { return r.entryN(at, 1) }
+
+// entryN is entry with api.WithBatchCount(n): the checkers get batchCount
+// n and the stat slot adds n passes.
+func (r *sgRule) entryN(at time.Duration, n uint32) Decision {
 	for len(r.sleeping) > 0 && r.sleeping[0] <= at {
 		r.setClock(r.sleeping[0])
-		r.global.addCountWithTime(r.clock.CurrentTimeMillis(), 1)
-		r.sleeping = r.sleeping[1:]
+		r.global.addCountWithTime(r.clock.CurrentTimeMillis(), int64(r.slept[0]))
+		r.sleeping, r.slept = r.sleeping[1:], r.slept[1:]
 	}
+	r.n = n
 	r.setClock(at)
 	res := r.check(r.calc())
 	if res != nil && res.status == sgBlocked {
@@ -376,11 +383,12 @@ func (r *sgRule) entry(at time.Duration) Decision {
 	if res != nil && res.status == sgShouldWait && res.nanosToWait > 0 {
 		// util.Sleep, then the stat slot records when the entry wakes.
 		r.sleeping = append(r.sleeping, at+time.Duration(res.nanosToWait))
+		r.slept = append(r.slept, n)
 		return Decision{Pass: true, Wait: time.Duration(res.nanosToWait)}
 	}
 	// The stat slot's OnEntryPassed (UpdateConcurrency, then the pass),
 	// and Exit at once (the request takes no time).
-	r.global.addCountWithTime(r.clock.CurrentTimeMillis(), 1)
+	r.global.addCountWithTime(r.clock.CurrentTimeMillis(), int64(n))
 	return Decision{Pass: true}
 }
 

@@ -158,20 +158,25 @@ func (nd *sNode) tryOccupyNext(currentTime int64, acquireCount int64, threshold 
 // StatisticSlot: it returns pass, and the wait of a PriorityWaitException
 // (-1 when there was none).
 func (nd *sNode) canPass(t int64, count float64, prioritized bool) (bool, int64) {
+	return nd.canPassN(t, 1, count, prioritized)
+}
+
+// canPassN is canPass with acquireCount n.
+func (nd *sNode) canPassN(t int64, n int32, count float64, prioritized bool) (bool, int64) {
 	qps := float64(nd.pass(t)) / (float64(nd.intervalMs) / 1000.0)
 	curCount := javaD2I(qps)
-	if float64(curCount+1) > count { // int + int > double
+	if float64(curCount+n) > count { // int + int > double
 		if prioritized {
-			wait := nd.tryOccupyNext(t, 1, count)
+			wait := nd.tryOccupyNext(t, int64(n), count)
 			if wait < nd.timeout {
 				bw := nd.data.borrow.currentWindow(t + wait)
-				bw.pass++ // addWaitingRequest; addOccupiedPass is the minute metric
+				bw.pass += int64(n) // addWaitingRequest; addOccupiedPass is the minute metric
 				return true, wait
 			}
 		}
 		nd.touch(t) // increaseBlockQps
 		return false, -1
 	}
-	nd.addPass(t) // addPassRequest
+	nd.data.currentWindow(t).pass += int64(n) // addPassRequest(acquireCount)
 	return true, -1
 }

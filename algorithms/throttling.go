@@ -81,14 +81,37 @@ func (t *Throttling) Decide(now time.Duration) Decision { return t.Check(now) }
 func (t *Throttling) Record(time.Duration) {}
 
 // Check implements Stage: it moves latestPassedTime for every pass.
-func (t *Throttling) Check(now time.Duration) Decision {
+func (t *Throttling) Check(now time.Duration) Decision { return t.check(now, 1) }
+
+// DecideRequest implements RequestLimiter: canPass(node, acquireCount = the
+// request's cost). ThrottlingController (Sentinel 1.8) spaces a request by
+// its own costTime, Math.round(1.0 · statDurationMs · acquireCount / count)
+// ms (checkPassUsingCachedMs), or Math.round(1.0 · 10⁶ · statDurationMs ·
+// acquireCount / count) ns (checkPassUsingNanoSeconds), and queues it like
+// any other: a cost above the limit passes when the queue allows its time.
+func (t *Throttling) DecideRequest(now time.Duration, r *Request) Decision {
+	return t.check(now, r.cost())
+}
+
+// check is canPass(node, n): the cost of n is computed as Sentinel does,
+// in the same float order, n = 1 being the cached cost.
+func (t *Throttling) check(now time.Duration, n int32) Decision {
+	cost := t.cost
+	if n != 1 {
+		ims := float64(int64(t.cfg.Interval / time.Millisecond))
+		if t.nanos {
+			cost = javaRound(1.0 * 1e6 * ims * float64(n) / t.cfg.Limit)
+		} else {
+			cost = javaRound(1.0 * ims * float64(n) / t.cfg.Limit)
+		}
+	}
 	var cur int64
 	if t.nanos {
 		cur = t.epoch + int64(now)
 	} else {
 		cur = t.epoch + floorMs(now)
 	}
-	wait, ok := queue(&t.latest, t.cost, t.maxQueue, cur)
+	wait, ok := queue(&t.latest, cost, t.maxQueue, cur)
 	if !ok {
 		return Decision{}
 	}

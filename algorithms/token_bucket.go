@@ -16,9 +16,10 @@ type TokenBucketConfig struct {
 }
 
 // TokenBucket is a token bucket that starts full: tokens refill at Rate per
-// second up to Burst, and a request passes iff it can take one whole token
-// now. It makes the same decisions as golang.org/x/time/rate v0.16
-// NewLimiter(Rate, Burst).AllowN(epoch+t, 1), reproducing its float64
+// second up to Burst, and a request passes iff it can take its cost in whole
+// tokens now (a cost above Burst never passes and takes nothing). It makes
+// the same decisions as golang.org/x/time/rate v0.16
+// NewLimiter(Rate, Burst).AllowN(epoch+t, cost), reproducing its float64
 // arithmetic: the refill is elapsed.Seconds()·Rate, a pass may leave the
 // bucket a sub-nanosecond's worth of tokens below zero (x/time/rate truncates
 // that wait to 0 and lets it through), and a time before the last pass
@@ -57,12 +58,26 @@ func (b *TokenBucket) Record(time.Duration) {}
 
 // Check implements Stage: AllowN(now, 1), which spends a token on a pass.
 func (b *TokenBucket) Check(now time.Duration) Decision {
-	return Decision{Pass: b.st.take(now, b.cfg.Rate, b.burst)}
+	return Decision{Pass: b.st.take(now, 1, b.cfg.Rate, b.burst)}
 }
 
-// take is AllowN(now, 1) on s with the bucket's rate and burst: it spends
-// a token and reports true, or changes nothing and reports false.
-func (s *tokenBucketState) take(now time.Duration, rate, burst float64) bool {
+// DecideRequest implements RequestLimiter: AllowN(now, cost).
+func (b *TokenBucket) DecideRequest(now time.Duration, r *Request) Decision {
+	return Decision{Pass: b.st.take(now, r.cost(), b.cfg.Rate, b.burst)}
+}
+
+// take is AllowN(now, n) on s with the bucket's rate and burst: it spends
+// n tokens and reports true, or changes nothing and reports false.
+//
+// x/time/rate v0.16 rate.go, Limiter.reserveN: tokens -= n, the wait is
+// durationFromTokens(-tokens), and ok = n <= lim.burst && wait <= 0 (AllowN
+// reserves with maxFutureReserve 0); only an ok reservation stores last and
+// tokens. So n above the burst is refused without consuming anything, even
+// when the bucket is full.
+func (s *tokenBucketState) take(now time.Duration, n int32, rate, burst float64) bool {
+	if float64(n) > burst {
+		return false
+	}
 	tokens := s.tokens
 	if s.seen {
 		last := s.last
@@ -76,7 +91,7 @@ func (s *tokenBucketState) take(now time.Duration, rate, burst float64) bool {
 	if tokens > burst {
 		tokens = burst
 	}
-	tokens--
+	tokens -= float64(n)
 	if tokens < 0 && waitForTokens(-tokens, rate) > 0 {
 		return false
 	}
@@ -117,7 +132,7 @@ func (b *TokenBucket) StateBytes() int { return int(unsafe.Sizeof(*b)) }
 func (b *TokenBucket) keyedTable() keyedTable {
 	rate, burst := b.cfg.Rate, b.burst
 	return stateTable(tokenBucketState{tokens: burst},
-		func(st *tokenBucketState, now time.Duration, _ *Request) Decision {
-			return Decision{Pass: st.take(now, rate, burst)}
+		func(st *tokenBucketState, now time.Duration, r *Request) Decision {
+			return Decision{Pass: st.take(now, r.cost(), rate, burst)}
 		})
 }

@@ -141,32 +141,48 @@ func NewWarmUp(c WarmUpConfig) (*WarmUp, error) {
 }
 
 // Decide implements Limiter.
-func (u *WarmUp) Decide(now time.Duration) Decision {
-	d := u.Check(now)
+func (u *WarmUp) Decide(now time.Duration) Decision { return u.decide(now, 1) }
+
+// DecideRequest implements RequestLimiter: WarmUpController.canPass(node,
+// acquireCount = the request's cost) (Sentinel 1.8: passQps + acquireCount
+// ≤ warningQps above the warning line, ≤ count below it), then
+// addPassRequest(acquireCount) in the window and the minute. A cost above
+// the allowed QPS never passes.
+func (u *WarmUp) DecideRequest(now time.Duration, r *Request) Decision {
+	return u.decide(now, r.cost())
+}
+
+func (u *WarmUp) decide(now time.Duration, n int32) Decision {
+	d := u.check(now, int64(n))
 	if d.Pass {
-		u.Record(now)
+		u.record(now, int64(n))
 	}
 	return d
 }
 
 // Record implements Stage: the pass counts in the window and in the
 // minute behind previousPassQps.
-func (u *WarmUp) Record(at time.Duration) {
+func (u *WarmUp) Record(at time.Duration) { u.record(at, 1) }
+
+func (u *WarmUp) record(at time.Duration, n int64) {
 	t := u.epoch + floorMs(at)
-	u.statistics.add(t, 1)
-	u.minute.add(t, 1)
+	u.statistics.add(t, n)
+	u.minute.add(t, n)
 }
 
 // Check implements Stage: WarmUpController.canPass.
-func (u *WarmUp) Check(now time.Duration) Decision {
+func (u *WarmUp) Check(now time.Duration) Decision { return u.check(now, 1) }
+
+// check is WarmUpController.canPass(node, acquireCount n).
+func (u *WarmUp) check(now time.Duration, n int64) Decision {
 	t := u.epoch + floorMs(now)
 	passQps := javaD2L(float64(u.statistics.sum(t)) / u.intervalS)
 	u.tokens.sync(t, u.minute.previous(t))
 	var ok bool
 	if u.tokens.stored >= u.tokens.warningToken {
-		ok = float64(passQps+1) <= u.tokens.warningQps()
+		ok = float64(passQps+n) <= u.tokens.warningQps()
 	} else {
-		ok = float64(passQps+1) <= u.tokens.count
+		ok = float64(passQps+n) <= u.tokens.count
 	}
 	if !ok {
 		return Decision{}

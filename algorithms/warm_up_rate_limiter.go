@@ -43,19 +43,54 @@ type WarmUpRateLimiter struct {
 }
 
 // pendingPasses is a FIFO of queued passes not yet admitted, by absolute
-// admission millisecond (strictly increasing, as latestPassedTime is).
+// admission millisecond (strictly increasing, as latestPassedTime is),
+// with the acquireCount of each in n, which stays nil (every count 1)
+// until a pass of another count is queued.
 type pendingPasses struct {
 	at   []int64
+	n    []int32
 	head int
 }
 
-func (p *pendingPasses) push(t int64) {
+func (p *pendingPasses) push(t int64, n int32) {
 	if p.head > 0 && len(p.at) == cap(p.at) {
-		n := copy(p.at, p.at[p.head:])
-		p.at, p.head = p.at[:n], 0
+		k := copy(p.at, p.at[p.head:])
+		if p.n != nil {
+			copy(p.n, p.n[p.head:])
+			p.n = p.n[:k]
+		}
+		p.at, p.head = p.at[:k], 0
+	}
+	if n != 1 && p.n == nil {
+		p.n = make([]int32, len(p.at), cap(p.at))
+		for i := range p.n {
+			p.n[i] = 1
+		}
 	}
 	p.at = append(p.at, t)
+	if p.n != nil {
+		p.n = append(p.n, n)
+	}
 }
+
+// count is the acquireCount of the pass at i.
+func (p *pendingPasses) count(i int) int64 {
+	if p.n == nil {
+		return 1
+	}
+	return int64(p.n[i])
+}
+
+// reset empties the queue, keeping its storage.
+func (p *pendingPasses) reset() {
+	p.at, p.head = p.at[:0], 0
+	if p.n != nil {
+		p.n = p.n[:0]
+	}
+}
+
+// bytes is the queue's storage.
+func (p *pendingPasses) bytes() int { return 8*cap(p.at) + 4*cap(p.n) }
 
 // NewWarmUpRateLimiter validates c and builds the limiter.
 func NewWarmUpRateLimiter(c WarmUpRateLimiterConfig) (*WarmUpRateLimiter, error) {
@@ -80,22 +115,33 @@ func NewWarmUpRateLimiter(c WarmUpRateLimiterConfig) (*WarmUpRateLimiter, error)
 }
 
 // Decide implements Limiter.
-func (u *WarmUpRateLimiter) Decide(now time.Duration) Decision {
+func (u *WarmUpRateLimiter) Decide(now time.Duration) Decision { return u.decide(now, 1) }
+
+// DecideRequest implements RequestLimiter: canPass(node, acquireCount = the
+// request's cost). WarmUpRateLimiterController (Sentinel 1.8) paces it by
+// costTime = Math.round(1.0 · acquireCount / warmingQps · 1000) ms (or /
+// count below the warning line) and queues it like any other; its pass
+// counts acquireCount in the minute behind previousPassQps.
+func (u *WarmUpRateLimiter) DecideRequest(now time.Duration, r *Request) Decision {
+	return u.decide(now, r.cost())
+}
+
+func (u *WarmUpRateLimiter) decide(now time.Duration, n int32) Decision {
 	t := u.epoch + floorMs(now)
 	p := &u.pending
 	for p.head < len(p.at) && p.at[p.head] <= t {
-		u.minute.add(p.at[p.head], 1)
+		u.minute.add(p.at[p.head], p.count(p.head))
 		p.head++
 	}
 	if p.head == len(p.at) {
-		p.at, p.head = p.at[:0], 0
+		p.reset()
 	}
-	d := u.Check(now)
+	d := u.check(now, n)
 	if d.Pass {
 		if d.Wait > 0 {
-			p.push(t + int64(d.Wait/time.Millisecond))
+			p.push(t+int64(d.Wait/time.Millisecond), n)
 		} else {
-			u.minute.add(t, 1)
+			u.minute.add(t, int64(n))
 		}
 	}
 	return d
@@ -107,14 +153,17 @@ func (u *WarmUpRateLimiter) Record(at time.Duration) { u.minute.add(u.epoch+floo
 
 // Check implements Stage: WarmUpRateLimiterController.canPass, which moves
 // latestPassedTime for every pass.
-func (u *WarmUpRateLimiter) Check(now time.Duration) Decision {
+func (u *WarmUpRateLimiter) Check(now time.Duration) Decision { return u.check(now, 1) }
+
+// check is canPass(node, acquireCount n).
+func (u *WarmUpRateLimiter) check(now time.Duration, n int32) Decision {
 	t := u.epoch + floorMs(now)
 	u.tokens.sync(t, u.minute.previous(t))
 	var cost int64
 	if u.tokens.stored >= u.tokens.warningToken {
-		cost = javaRound(1.0 * 1 / u.tokens.warningQps() * 1000)
+		cost = javaRound(1.0 * float64(n) / u.tokens.warningQps() * 1000)
 	} else {
-		cost = javaRound(1.0 * 1 / u.tokens.count * 1000)
+		cost = javaRound(1.0 * float64(n) / u.tokens.count * 1000)
 	}
 	wait, ok := queue(&u.latest, cost, u.maxQueue, t)
 	if !ok {
@@ -176,5 +225,5 @@ func warmUpRateLimiterFree(limit float64) (warm, edge bool) {
 
 // StateBytes implements Limiter.
 func (u *WarmUpRateLimiter) StateBytes() int {
-	return int(unsafe.Sizeof(*u)) + u.minute.stateBytes() + 8*cap(u.pending.at)
+	return int(unsafe.Sizeof(*u)) + u.minute.stateBytes() + u.pending.bytes()
 }

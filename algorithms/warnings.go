@@ -26,3 +26,16 @@ type Warner interface {
 func maxQueueZero(name string) string {
 	return name + " with max-queue=0s: Sentinel's rule loader drops such a rule (maxQueueingTimeMs must be > 0) and leaves the resource unlimited; the lab runs it as written, queueing nothing"
 }
+
+// CostNotCharged is the warning of a row that counts every request as 1
+// on a trace whose cost column says some weigh more: its reference takes
+// no count (go.uber.org/ratelimit's Take, nginx's limit_req, the lab's own
+// windows, the adaptive limiters, …: docs/algorithms.md, "Costs"), or
+// it is a chain, whose stages are asked one request at a time. The run
+// says it once per such row.
+func CostNotCharged(spec string, chain bool) string {
+	if chain {
+		return spec + ": the trace's cost column is not charged; a chain asks its stages for one request each, so every request counts 1 (run the stage alone to charge the cost)"
+	}
+	return spec + ": the trace's cost column is not charged; " + registryNameOf(spec) + " counts every request as 1 (docs/algorithms.md, Costs, says why)"
+}

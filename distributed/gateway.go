@@ -129,14 +129,16 @@ func (l *Limiter) gatewayFirst(p *pending, exec time.Duration, i, ms int64) stri
 			p.n++
 		}
 		p.n += 2
-		l.cmds = append(l.cmds, []string{"INCRBY", key, "1"}, []string{"EXPIRE", key, strconv.FormatInt(g.Divider, 10)})
+		// fixed_cache_impl.go pipelineAppend: INCRBY key hitsAddend, the
+		// request's cost (DoLimit: utils.Max(1, request.HitsAddend)).
+		l.cmds = append(l.cmds, []string{"INCRBY", key, strconv.FormatInt(int64(l.cost), 10)}, []string{"EXPIRE", key, strconv.FormatInt(g.Divider, 10)})
 		return key
 	case Cell:
 		ns := l.cellNow(exec, i)
 		key := l.rkey()
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key,
 			strconv.FormatInt(g.MaxBurst, 10), strconv.FormatInt(g.Count, 10),
-			strconv.FormatInt(int64(g.Period/time.Second), 10), "1",
+			strconv.FormatInt(int64(g.Period/time.Second), 10), strconv.FormatInt(int64(l.cost), 10),
 			strconv.FormatInt(floorDiv(ns, 1e9), 10), strconv.FormatInt(ns-floorDiv(ns, 1e9)*1e9, 10)})
 		return key
 	}

@@ -57,7 +57,7 @@ var gatewayKinds = []kind{
 			{"shadow-mode", "false", "the rule's shadow_mode: over-limit requests pass, counted as before"}}},
 	{algorithms.Info{Name: Cell,
 		Summary:   "redis-cell's CL.THROTTLE: GCRA in integer ns admitting max-burst + 1 at once",
-		Reference: "brandur/redis-cell CL.THROTTLE (rate_limit in src/cell/mod.rs), native and as Lua"},
+		Reference: "brandur/redis-cell CL.THROTTLE key max_burst count period quantity=cost (rate_limit in src/cell/mod.rs), native and as Lua"},
 		[]param{{"max-burst", "count−1", "CL.THROTTLE's max_burst, a whole number ≥ 0; max-burst + 1 requests pass at once"},
 			{"count", "", "requests per period, a positive whole number"},
 			{"period", "1s", "period, whole seconds (CL.THROTTLE takes seconds)"}}},

@@ -61,6 +61,10 @@ type Limiter struct {
 	last time.Duration
 	err  error
 	done bool
+	// cost is the count the arrival being queued charges (redis-gcra's
+	// cost, redis-cell's quantity, redis-envoy-ratelimit's hits_addend;
+	// 1 for the other kinds). It sits in done's padding.
+	cost int32
 
 	// The pipeline: commands, the batches they belong to, where the
 	// decisions go, and the earliest second batch that waits for a reply.
@@ -171,7 +175,7 @@ func (l *Limiter) nowMs(t time.Duration) int64 {
 func (l *Limiter) Decide(now time.Duration) algorithms.Decision {
 	l.out = l.one[:]
 	l.one[0] = algorithms.Decision{}
-	l.decide(now, 0, -1)
+	l.decide(now, 0, -1, 1)
 	l.flush()
 	return l.one[0]
 }
@@ -197,7 +201,7 @@ func (l *Limiter) DecideBatch(nows []time.Duration, out []algorithms.Decision) {
 	l.out = out
 	for j, now := range nows {
 		out[j] = algorithms.Decision{}
-		l.decide(now, j, -1)
+		l.decide(now, j, -1, 1)
 	}
 	l.flush()
 }
@@ -205,10 +209,10 @@ func (l *Limiter) DecideBatch(nows []time.Duration, out []algorithms.Decision) {
 // maxPipeline bounds the batches sent in one pipeline.
 const maxPipeline = 512
 
-// decide queues arrival number l.n at now, of key id k (-1: the one key),
-// into the pipeline, its decision to be written to l.out[j] when the
-// replies are read.
-func (l *Limiter) decide(now time.Duration, j int, k int32) {
+// decide queues arrival number l.n at now, of key id k (-1: the one key)
+// and count cost (ChargesCost), into the pipeline, its decision to be
+// written to l.out[j] when the replies are read.
+func (l *Limiter) decide(now time.Duration, j int, k int32, cost int32) {
 	if l.err != nil || l.done {
 		return
 	}
@@ -252,6 +256,10 @@ func (l *Limiter) decide(now time.Duration, j int, k int32) {
 		ms = l.nowMs(now + l.offsets[i%int64(l.s.Instances)])
 	}
 	l.setKey(k)
+	l.cost = 1
+	if l.ChargesCost() {
+		l.cost = max(cost, 1)
+	}
 	l.first(exec, i, ms, j)
 	if len(l.pend) >= maxPipeline {
 		l.flush()
@@ -323,7 +331,7 @@ func (l *Limiter) first(exec time.Duration, i, ms int64, j int) {
 		sec, usec := l.gcraTime(exec, ms)
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key,
 			strconv.FormatInt(l.s.Burst, 10), strconv.FormatInt(l.s.Rate, 10),
-			strconv.FormatFloat(l.s.Period.Seconds(), 'f', -1, 64), "1", sec, usec})
+			strconv.FormatFloat(l.s.Period.Seconds(), 'f', -1, 64), strconv.FormatInt(int64(l.cost), 10), sec, usec})
 	case Script:
 		l.cmds = append(l.cmds, []string{"EVALSHA", l.sha, "1", key, limit, window, nowS, member})
 	}

@@ -61,9 +61,9 @@ func (n *native) at(k int32) *nativeKey {
 }
 
 // incr is INCR of key k's window idx (k's state nk): the new value.
-func (n *native) incr(nk *nativeKey, k int32, idx int64) int64 {
+func (n *native) incr(nk *nativeKey, k int32, idx, by int64) int64 {
 	if nk.hasWin && nk.winIdx == idx {
-		nk.winCount++
+		nk.winCount += by
 		return nk.winCount
 	}
 	if nk.hasWin {
@@ -73,8 +73,8 @@ func (n *native) incr(nk *nativeKey, k int32, idx int64) int64 {
 	if !seen {
 		n.windows++
 	}
-	nk.hasWin, nk.winIdx, nk.winCount = true, idx, c+1
-	return c + 1
+	nk.hasWin, nk.winIdx, nk.winCount = true, idx, c+by
+	return c + by
 }
 
 // reset deletes every key (Finish).
@@ -117,7 +117,7 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 	switch l.s.Kind {
 	case FixedWindow:
 		l.commands++
-		pass = l.nat.incr(n, l.pk.cur, floorDiv(ms, w)) <= l.s.Limit
+		pass = l.nat.incr(n, l.pk.cur, floorDiv(ms, w), 1) <= l.s.Limit
 		l.peakMembers = max(l.peakMembers, l.nat.windows)
 	case SlidingLog:
 		n.log.removeUpTo(ms - w)
@@ -183,7 +183,7 @@ func (l *Limiter) nativeFirst(exec time.Duration, i, ms int64, j int) {
 		if g.StopIncrement {
 			l.commands++
 		}
-		over := l.nat.incr(n, wk.key, wk.idx) > g.Limit
+		over := l.nat.incr(n, wk.key, wk.idx, int64(l.cost)) > g.Limit
 		l.peakMembers = max(l.peakMembers, l.nat.windows)
 		l.envoyOver(exec, i, wk, over)
 		pass = !over || g.Shadow
@@ -235,7 +235,7 @@ func (l *Limiter) nativeGCRA(n *nativeKey, exec time.Duration, ms int64) bool {
 	sec := floorDiv(us, 1_000_000)
 	period := l.s.Period.Seconds()
 	emission := period / float64(l.s.Rate)
-	increment := emission * 1
+	increment := emission * float64(l.cost)
 	burstOffset := emission * float64(l.s.Burst)
 	now := float64(float64(sec)-1483228800) + float64(us-sec*1_000_000)/1000000
 	tat := now
@@ -297,12 +297,12 @@ func (l *Limiter) cellNow(exec time.Duration, i int64) int64 {
 	return l.epochMs*1_000_000 + int64(t)
 }
 
-// nativeCell is redis-cell's RateLimiter.rate_limit with quantity 1 in
-// integer ns; it reports whether the request passes (not throttled).
+// nativeCell is redis-cell's RateLimiter.rate_limit with quantity l.cost
+// in integer ns; it reports whether the request passes (not throttled).
 func (l *Limiter) nativeCell(n *nativeKey, now int64) bool {
 	g := l.s.Gateway
 	emission := g.cellEmission()
-	increment := emission
+	increment := emission * int64(l.cost)
 	dvt := emission * (g.MaxBurst + 1)
 	tat := now
 	if n.hasCell {

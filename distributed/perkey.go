@@ -125,8 +125,9 @@ func (l *Limiter) BindKeyColumns(idx []int) error {
 func (l *Limiter) KeyColumnIndex() int { return l.pk.col }
 
 // DecideRequest implements algorithms.RequestLimiter: the request's key
-// picks its Redis keys. Cost and priority are not read: every request
-// counts one, as the scripts count.
+// picks its Redis keys, and redis-gcra and redis-cell charge its cost
+// (ChargesCost); the others count one per request, as their scripts
+// count. Priority is not read.
 func (l *Limiter) DecideRequest(now time.Duration, r *algorithms.Request) algorithms.Decision {
 	k := int32(-1)
 	if l.pk.col >= 0 {
@@ -134,7 +135,7 @@ func (l *Limiter) DecideRequest(now time.Duration, r *algorithms.Request) algori
 	}
 	l.out = l.one[:]
 	l.one[0] = algorithms.Decision{}
-	l.decide(now, 0, k)
+	l.decide(now, 0, k, r.Cost)
 	l.flush()
 	return l.one[0]
 }
@@ -144,7 +145,31 @@ func (l *Limiter) DecideBatchKeys(nows []time.Duration, keys []int32, out []algo
 	l.out = out
 	for j, now := range nows {
 		out[j] = algorithms.Decision{}
-		l.decide(now, j, keys[j])
+		l.decide(now, j, keys[j], 1)
+	}
+	l.flush()
+}
+
+// ChargesCost reports whether the limiter charges a request's cost:
+// redis-gcra's script is go-redis/redis_rate v10's AllowN (ARGV[4] is
+// its n), redis-cell's is CL.THROTTLE with quantity, and
+// redis-envoy-ratelimit's INCRBY adds envoyproxy/ratelimit's hitsAddend.
+// The others' scripts count one per request.
+func (l *Limiter) ChargesCost() bool {
+	return l.s.Kind == GCRA || l.s.Kind == Cell || l.s.Kind == EnvoyRatelimit
+}
+
+// DecideBatchCosts is DecideBatchKeys with each arrival's cost; keys is
+// nil without key=COLUMN.
+func (l *Limiter) DecideBatchCosts(nows []time.Duration, keys, costs []int32, out []algorithms.Decision) {
+	l.out = out
+	for j, now := range nows {
+		out[j] = algorithms.Decision{}
+		k := int32(-1)
+		if keys != nil {
+			k = keys[j]
+		}
+		l.decide(now, j, k, costs[j])
 	}
 	l.flush()
 }

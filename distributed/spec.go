@@ -107,7 +107,7 @@ var coreKinds = []kind{
 		[]param{pLimit, pWindow, {"buckets", "10", "buckets per window; must divide the window in whole ms"}}},
 	{algorithms.Info{Name: GCRA,
 		Summary:   "GCRA in Lua with now passed in: the theoretical arrival time in one key",
-		Reference: "go-redis/redis_rate v10 Limiter.Allow (PerSecond(rate) with Burst)"},
+		Reference: "go-redis/redis_rate v10 Limiter.AllowN(ctx, key, Limit{rate, burst, period}, cost)"},
 		[]param{{"rate", "", "requests per period, a positive whole number"},
 			{"burst", "ceil(rate)", "burst, a positive whole number"},
 			{"period", "1s", "period, whole ms"}}},
@@ -119,9 +119,15 @@ var coreKinds = []kind{
 
 // Caps are the capabilities of every redis-* spec: it needs the run's
 // Redis session and takes key=COLUMN (each value gets its own Redis keys).
-// None charges the trace's cost (the scripts count every request as one),
-// and none can be a stage of a chain.
+// redis-gcra, redis-cell and redis-envoy-ratelimit also charge the trace's
+// cost (CostCaps: their references take a count); the others' scripts
+// count every request as one. None can be a stage of a chain.
 const Caps = algorithms.CapRedis | algorithms.CapKeyColumn
+
+// CostCaps are the capabilities of redis-gcra (redis_rate's AllowN(ctx,
+// key, limit, n)), redis-cell (CL.THROTTLE's quantity) and
+// redis-envoy-ratelimit (the RateLimitRequest's hits_addend).
+const CostCaps = Caps | algorithms.CapCost
 
 // Owns reports whether name, a limiter name as package spec reads it, is
 // in the Redis family's namespace (redis-*), known or not.
@@ -141,6 +147,9 @@ func List() []algorithms.Info {
 		out[i] = k.info
 		out[i].Family = "Redis"
 		out[i].Caps = Caps
+		if k.info.Name == GCRA || k.info.Name == Cell || k.info.Name == EnvoyRatelimit {
+			out[i].Caps = CostCaps
+		}
 		for _, p := range append(slices.Clone(k.params), common...) {
 			out[i].Params = append(out[i].Params, algorithms.ParamInfo{Key: p.key, Default: p.def, Help: p.help})
 		}

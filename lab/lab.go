@@ -307,6 +307,9 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	if note := priorityNote(res); note != "" {
 		r.Notes = append(r.Notes, note)
 	}
+	if scenarios.StreamColumns(stream).Cost {
+		r.Warnings = append(r.Warnings, costWarnings(p.limiters)...)
+	}
 	return r, nil
 }
 

@@ -86,6 +86,20 @@ var loader = scenarios.Loader{Check: registry.Check}
 // warnings are what the summary says under the table about l.
 func warnings(l algorithms.Limiter) []string { return algorithms.Warnings(l) }
 
+// costWarnings are the warnings of a run whose trace has a cost column:
+// one for each row that counts every request as 1 (its family has no
+// CapCost, or it is a chain, whose stages decide one request each).
+func costWarnings(ls []algorithms.Limiter) []string {
+	var out []string
+	for _, l := range ls {
+		_, chain := l.(*algorithms.Chain)
+		if chain || !registry.Caps(l.Spec()).Has(algorithms.CapCost) {
+			out = append(out, algorithms.CostNotCharged(l.Spec(), chain))
+		}
+	}
+	return out
+}
+
 // checkSpec says whether the lab can build spec, without a backend for
 // the redis-* ones.
 func checkSpec(spec string) error { return registry.Check(spec, 0) }

@@ -52,8 +52,13 @@ func TestRedisCaps(t *testing.T) {
 			t.Errorf("%s: caps %v, want key and no stage", info.Name, info.Caps)
 		}
 	}
-	if c := Caps("redis-gcra:rate=5"); c != algorithms.CapRedis|algorithms.CapKeyColumn {
+	// redis_rate's AllowN takes a count (the trace's cost); the fixed
+	// window's INCR counts one per request.
+	if c := Caps("redis-gcra:rate=5"); c != algorithms.CapRedis|algorithms.CapKeyColumn|algorithms.CapCost {
 		t.Errorf("Caps(redis-gcra) = %v", c)
+	}
+	if c := Caps("redis-fixed-window:limit=5"); c != algorithms.CapRedis|algorithms.CapKeyColumn {
+		t.Errorf("Caps(redis-fixed-window) = %v", c)
 	}
 	if Caps("REDIS-GCRA : rate=5").Has(algorithms.CapRedis) != true || Caps("leap-array+nope").Has(algorithms.CapRedis) {
 		t.Error("Caps does not follow the stages' names")

@@ -34,6 +34,14 @@ type (
 		KeyColumnIndex() int
 		DecideBatchKeys(clocks []time.Duration, keys []int32, out []algorithms.Decision)
 	}
+	// costBatchDecider is a keyedBatchDecider that charges each arrival's
+	// cost when ChargesCost (redis-gcra, redis-cell); keys is nil without
+	// a key column.
+	costBatchDecider interface {
+		keyedBatchDecider
+		ChargesCost() bool
+		DecideBatchCosts(clocks []time.Duration, keys, costs []int32, out []algorithms.Decision)
+	}
 )
 
 // decideBatch lets a batchDecider decide arr into ds; false if lim is not
@@ -46,6 +54,21 @@ func decideBatch(lim algorithms.Limiter, arr []scenarios.Arrival, ds []algorithm
 	clocks := make([]time.Duration, len(arr))
 	for j := range arr {
 		clocks[j] = arr[j].Clock
+	}
+	if cb, ok := lim.(costBatchDecider); ok && cb.ChargesCost() {
+		var keys []int32
+		if col := cb.KeyColumnIndex(); col >= 0 {
+			keys = make([]int32, len(arr))
+			for j := range arr {
+				keys[j] = arr[j].Keys[col]
+			}
+		}
+		costs := make([]int32, len(arr))
+		for j := range arr {
+			costs[j] = arr[j].Weight()
+		}
+		cb.DecideBatchCosts(clocks, keys, costs, ds)
+		return true
 	}
 	if kb, ok := lim.(keyedBatchDecider); ok && kb.KeyColumnIndex() >= 0 {
 		col := kb.KeyColumnIndex()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
@@ -95,10 +96,30 @@ func listRun(_ context.Context, opts *ListOptions) error {
 		return err
 	}
 	fmt.Fprintln(io.Out)
+	if err := report.WriteWrapped(io.Out, costNote(lab.Limiters()), io.Width); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Out)
 	keyed := "Per key: any single-key spec takes key=COLUMN (one limiter per key value of that column of the trace) " +
 		"and capacity=N (an LRU of N keys; every request is an access; an evicted key starts fresh), for example " +
 		"token-bucket:rate=5,key=ip,capacity=10000. Consecutive nginx-limit-req stages are several limit_req in one location."
 	return report.WriteWrapped(io.Out, keyed, io.Width)
+}
+
+// costNote says which algorithms charge a trace's cost column (their
+// Caps) and that the others count every request as 1.
+func costNote(infos []lab.Info) string {
+	var yes, no []string
+	for _, a := range infos {
+		if a.Caps.Has(algorithms.CapCost) {
+			yes = append(yes, a.Name)
+		} else {
+			no = append(no, a.Name)
+		}
+	}
+	return "Costs: a trace's cost column is charged, as each reference takes a count, by " + strings.Join(yes, ", ") +
+		" (per key or not, not as a chain stage). The others count every request as 1 (docs/algorithms.md, Costs, says why for each): " +
+		strings.Join(no, ", ") + "; a run whose trace has a cost column warns once for each such row."
 }
 
 // seconds prints a duration as "60s" rather than "1m0s".

@@ -6,7 +6,7 @@
 -- ARGV[1]: burst
 -- ARGV[2]: rate
 -- ARGV[3]: period in seconds
--- ARGV[4]: cost (1)
+-- ARGV[4]: cost (the trace's cost column; 1 without one)
 -- ARGV[5]: seconds of the epoch, ARGV[6]: microseconds (what TIME returns)
 -- Returns {allowed, remaining, retry_after, reset_after}: allowed is cost
 -- (pass) or 0 (block).
