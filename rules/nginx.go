@@ -773,7 +773,7 @@ func nginxRow(label string, conf limitConf, zones, connZones map[string]*zone) (
 		if connDry {
 			on, off = off, on
 		}
-		r.Outcome, r.Spec, r.Why = NotSimulated, "", fmt.Sprintf("%s on but %s off in one location: nginx enforces one module and only accounts the other, and a lab row is enforced or dry run as a whole; run them apart (one location each) to see both", on, off)
+		r.Outcome, r.Spec, r.DryRun, r.Why = NotSimulated, "", false, fmt.Sprintf("%s on but %s off in one location: nginx enforces one module and only accounts the other, and a lab row is enforced or dry run as a whole; run them apart (one location each) to see both", on, off)
 	}
 	return r, nil
 }

@@ -209,7 +209,11 @@ func (l *nginxLoader) load(in []nginxInput) ([]*nginxConfig, error) {
 				top = append(top, h)
 			}
 			h.block = append(h.block, extra...)
-			sub.notes = append(sub.notes, fmt.Sprintf("%s read as if %s included them at the end of its http block", strings.Join(slashAll(cfg.files[1:]), ", "), filepath.ToSlash(in[m].name)))
+			them := "it"
+			if len(cfg.files) > 2 {
+				them = "them"
+			}
+			sub.notes = append(sub.notes, fmt.Sprintf("%s: read as if %s included %s at the end of its http block", strings.Join(slashAll(cfg.files[1:]), ", "), filepath.ToSlash(in[m].name), them))
 		} else {
 			top = append(top, extra...)
 		}
@@ -476,7 +480,7 @@ func checkPlacement(top []*directive, main bool) error {
 func placement(list []*directive, ctx string) error {
 	for _, d := range list {
 		if allowed, ok := allowedIn[d.name]; ok && !slices.Contains(allowed, ctx) {
-			return fmt.Errorf("\"%s\" directive is not allowed here in %s; nginx refuses it inside %s and takes it in %s only", d.name, d.pos(), contextName(ctx), strings.Join(allowed, ", "))
+			return fmt.Errorf("\"%s\" directive is not allowed here in %s; nginx refuses it inside %s and takes it only in %s blocks, so move it there", d.name, d.pos(), contextName(ctx), andList(allowed))
 		}
 		if d.isBlk {
 			if c := childContext(ctx, d.name); c != "" {
@@ -487,6 +491,14 @@ func placement(list []*directive, ctx string) error {
 		}
 	}
 	return nil
+}
+
+// andList joins words as "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func contextName(ctx string) string {
