@@ -75,7 +75,8 @@ A directory stands for its nginx.conf when it has one, else for its files,
 sorted. The nginx files given together are read as one configuration, as
 if the one with the http block included the others.`,
 		Example: `  ratelimit-lab rules explain sentinel-flow-rules.json
-  ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml`,
+  ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml
+  ratelimit-lab rules explain examples/nginx --nginx-prefix examples/nginx`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
