@@ -341,6 +341,10 @@ func TestNginxLimitConn(t *testing.T) {
 		t.Errorf("stream limit_conn: %+v", stream)
 	}
 
+	// A conf.d file with limit_conn alone is told as nginx.
+	if rs, err := Parse("conn.conf", []byte("# conf.d/conn.conf\nlimit_conn_zone $binary_remote_addr zone=addr:10m;\nlimit_conn addr 5;\n"), ""); err != nil || rs[0].Format != "nginx" || rs[0].Spec != "concurrency:limit=5,key=ip" {
+		t.Errorf("limit_conn alone: %v %+v", err, rs)
+	}
 	for _, c := range []struct{ conf, want string }{
 		{"limit_conn_zone $binary_remote_addr zone=a:1m;\nserver { limit_conn a 0; }\n", "x.conf:2: invalid number of connections \"0\""},
 		{"limit_conn_zone $binary_remote_addr zone=a:1m;\nserver { limit_conn a 65536; }\n", "x.conf:2: connection limit must be less 65536"},

@@ -169,7 +169,7 @@ func Parse(name string, data []byte, format string) ([]Rule, error) {
 var formatReads = map[string]string{
 	"sentinel":        "FlowRule, DegradeRule, ParamFlowRule and SystemRule objects (a list or {\"flowRules\": [...], ...})",
 	"sentinel-go":     "flow, isolation, hotspot, circuitbreaker and system rules",
-	"nginx":           "limit_req in http, server and location blocks (with the limit_req_zone it names)",
+	"nginx":           "limit_req and limit_conn in http, server and location blocks (with the limit_req_zone or limit_conn_zone each names)",
 	"ingress-nginx":   "an Ingress's nginx.ingress.kubernetes.io/limit-rps, limit-rpm and limit-connections annotations",
 	"envoy-local":     "a local_ratelimit filter's token_bucket and descriptors",
 	"envoy-ratelimit": "descriptors with a rate_limit",
@@ -212,7 +212,8 @@ func looksNginx(b []byte) bool {
 			continue
 		}
 		switch strings.TrimSuffix(f[0], ";") {
-		case "limit_req_zone", "limit_req", "http", "server", "location", "include", "events", "worker_processes", "limit_req_status", "limit_req_dry_run", "user", "pid", "error_log":
+		case "limit_req_zone", "limit_req", "http", "server", "location", "include", "events", "worker_processes", "limit_req_status", "limit_req_dry_run", "user", "pid", "error_log",
+			"limit_conn_zone", "limit_conn", "limit_conn_status", "limit_conn_dry_run", "stream":
 			if !strings.HasSuffix(f[0], ":") {
 				return true
 			}
