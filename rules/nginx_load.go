@@ -276,10 +276,10 @@ func (l *nginxLoader) include(d *directive, depth int) ([]*directive, error) {
 	found := false
 	for _, c := range cands {
 		if glob {
-			m, err := nginxGlob(c)
-			if err != nil {
-				return nil, d.errf("include %q is not a valid pattern (%v); fix the pattern", name, err)
-			}
+			// A malformed bracket ([ without ]) matches nothing in Go's
+			// Glob; glob(3) reads it literally, which matches no file
+			// either unless one is named so.
+			m, _ := nginxGlob(c)
 			if len(m) > 0 {
 				files, found = m, true
 				break
@@ -535,17 +535,28 @@ type Set struct {
 // *.rpmnew, *.rpmsave).
 func ExpandPaths(paths []string) ([]string, error) {
 	var out []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			abs = f
+		}
+		if !seen[abs] { // a file given twice (by name and in its directory) is read once
+			seen[abs] = true
+			out = append(out, f)
+		}
+	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot read the rules file (%s); check the path", p, oneLine(err))
 		}
 		if !st.IsDir() {
-			out = append(out, p)
+			add(p)
 			continue
 		}
 		if c := filepath.Join(p, "nginx.conf"); isRegular(c) {
-			out = append(out, c)
+			add(c)
 			continue
 		}
 		ents, err := os.ReadDir(p)
@@ -558,7 +569,7 @@ func ExpandPaths(paths []string) ([]string, error) {
 			if skipInDir(e.Name()) || !isRegular(f) {
 				continue
 			}
-			out = append(out, f)
+			add(f)
 			n++
 		}
 		if n == 0 {

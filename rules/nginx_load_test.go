@@ -383,6 +383,10 @@ func TestExpandPaths(t *testing.T) {
 	if !slices.Equal(slashAll(got), want) {
 		t.Errorf("got %v\nwant %v", slashAll(got), want)
 	}
+	// A file given by name and by its directory is read once.
+	if got, err := ExpandPaths([]string{"testdata/nginx-tree/nginx.conf", "testdata/nginx-tree"}); err != nil || len(got) != 1 {
+		t.Errorf("nginx.conf twice: %v %v", got, err)
+	}
 	empty := t.TempDir()
 	os.WriteFile(filepath.Join(empty, "site.conf~"), []byte("x"), 0o644)
 	if _, err := ExpandPaths([]string{empty}); err == nil || !strings.Contains(err.Error(), "the directory has no rules file") {
