@@ -84,10 +84,17 @@ func (l *nginxLexer) next() (token, bool, error) {
 			}
 			return token{text: b.String(), line: start, quoted: true}, true, nil
 		default:
+			// As ngx_conf_read_token: a word ends at a space, ';' or '{',
+			// except a '{' right after '$' (${var}); a '}' inside a word
+			// is part of it (it closes a block only where a word starts).
 			start := l.i
 			for l.i < len(l.src) {
 				ch := l.src[l.i]
-				if ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == ';' || ch == '{' || ch == '}' {
+				if ch == '{' && l.i > start && l.src[l.i-1] == '$' {
+					l.i++
+					continue
+				}
+				if ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == ';' || ch == '{' || ch == '}' && l.i == start {
 					break
 				}
 				if ch == '\\' && l.i+1 < len(l.src) {

@@ -96,6 +96,7 @@ func TestNginxAgreesWithNginx(t *testing.T) {
 		}{
 			{"testdata/nginx-tree", "nginx.conf", nil},
 			{"testdata/nginx-conn", "nginx.conf", nil},
+			{"testdata/nginx-syntax", "nginx.conf", nil},
 			{"testdata/nginx-split", "nginx.conf", []string{"api.conf"}},
 			{"testdata/nginx-confd", "", []string{"00-zones.conf", "api.conf"}},
 		} {

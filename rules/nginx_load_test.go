@@ -29,6 +29,8 @@ var nginxGoldens = []struct {
 	{"conn", []string{"testdata/nginx-conn/nginx.conf"}, ""},
 	{"stream", []string{"testdata/nginx-stream/nginx.conf"}, ""},
 	{"missing-stock", []string{"testdata/nginx-missing/stock.conf"}, ""},
+	// ${var} in a word, a '}' right after a ';', quoted arguments.
+	{"syntax", []string{"testdata/nginx-syntax/nginx.conf"}, ""},
 }
 
 func TestNginxExplainGolden(t *testing.T) {
@@ -433,6 +435,7 @@ func FuzzNginx(f *testing.F) {
 		"stream { limit_conn_zone $binary_remote_addr zone=t:1m; server { limit_conn t 2; } }",
 		"include /etc/nginx/conf.d/*.conf; limit_conn_dry_run On;",
 		"location / { limit_except GET { limit_conn a 1; } }",
+		"server { location / { return 301 https://${host}${request_uri};} }",
 		"http { \"quoted\\\" {\" ; } }",
 	} {
 		f.Add(s)
