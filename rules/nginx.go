@@ -82,6 +82,17 @@ func (l *nginxLexer) next() (token, bool, error) {
 				b.WriteByte(ch)
 				l.i++
 			}
+			// ngx_conf_read_token wants a space, ';' or '{' after a
+			// closing quote; a ')' there is dropped (if ($a = "b")).
+			if l.i < len(l.src) {
+				switch ch := l.src[l.i]; ch {
+				case ' ', '\t', '\r', '\n', ';', '{':
+				case ')':
+					l.i++
+				default:
+					return token{}, false, fmt.Errorf("%s:%d: unexpected %q after a quoted string, as nginx says; put a space or ';' after the closing quote", l.file, l.line, string(ch))
+				}
+			}
 			return token{text: b.String(), line: start, quoted: true}, true, nil
 		default:
 			// As ngx_conf_read_token: a word ends at a space, ';' or '{',

@@ -475,3 +475,15 @@ func FuzzNginx(f *testing.F) {
 		}
 	})
 }
+
+// The lexer refuses what ngx_conf_read_token refuses after a quoted
+// string, and drops the ')' that may follow one, as nginx does.
+func TestNginxLexerAfterQuote(t *testing.T) {
+	if _, err := Parse("q.conf", []byte("limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\nserver {\n location / { limit_req zone=a; return 200 \"ok\"}\n}\n"), "nginx"); err == nil || !strings.HasPrefix(err.Error(), `q.conf:3: unexpected "}" after a quoted string`) {
+		t.Errorf("got %v", err)
+	}
+	rs, err := Parse("q.conf", []byte("limit_req_zone $binary_remote_addr zone=a:1m rate=1r/s;\nserver {\n location / { if ($request_method = \"POST\") { return 405; } limit_req zone=a; }\n}\n"), "nginx")
+	if err != nil || len(rs) != 1 {
+		t.Errorf("if with a quoted operand: %v %v", rs, err)
+	}
+}
