@@ -391,10 +391,9 @@ func (c *nginxConfig) translate() ([]Rule, error) {
 	}
 	var out []Rule
 	for _, r := range rows {
+		// Name already says where the row applies (http, a server, a
+		// location), so Scope stays empty.
 		r.rule.Name = strings.Join(r.names, ", ")
-		if r.rule.Scope == "" {
-			r.rule.Scope = r.rule.Name
-		}
 		if len(r.names) > 1 {
 			r.rule.Notes = append(r.rule.Notes, fmt.Sprintf("%d locations share these limits; one row stands for all of them", len(r.names)))
 		}
@@ -486,7 +485,7 @@ func (c *nginxConfig) streamRules() []Rule {
 			}
 			label := serverName(d, "stream server")
 			out = append(out, Rule{Name: label, Source: conns[0].pos(), What: strings.Join(what, " + "),
-				Outcome: NotSimulated, Scope: label,
+				Outcome: NotSimulated,
 				Why: "limit_conn in a stream block limits TCP/UDP connections (ngx_stream_limit_conn_module); the lab replays HTTP requests, so this server has no row"})
 		}
 	}
