@@ -620,7 +620,7 @@ func parseZone(d *directive) (*zone, error) {
 			}
 			z.rate = r
 		case a == "sync":
-			z.notes = append(z.notes, fmt.Sprintf("zone %s: sync (NGINX Plus zone synchronisation) is not simulated; the row is one instance", z.name))
+			z.notes = append(z.notes, fmt.Sprintf("not simulated: zone %s: sync (NGINX Plus zone synchronisation); the row is one instance", z.name))
 		default:
 			return nil, d.errf("limit_req_zone: invalid argument %q; nginx takes zone=NAME:SIZE, rate=Nr/s or Nr/m and sync", a)
 		}
@@ -836,7 +836,10 @@ func connStages(conf limitConf, connZones map[string]*zone) (stages, what, notes
 	if len(stages) == 0 {
 		return nil, nil, nil, nil, nil
 	}
-	notes = append(notes, "limit_conn: requests in progress per key, counted from the pass until the response ends (needs rt_ms in the trace or a downstream); the lab does not fill the zone, whose exhaustion nginx answers with the limit_conn_status")
+	notes = append(notes, "limit_conn: requests in progress per key, counted from the pass until the response ends (needs rt_ms in the trace or a downstream)",
+		// The "not simulated: " start is rules.NotSimulatedNote: run
+		// repeats such notes once.
+		"not simulated: a full limit_conn zone (nginx then answers a request of a new key with the limit_conn_status); the lab keeps every key, and a zone holds only keys with requests in progress")
 	if conf.connStatus != "" {
 		notes = append(notes, fmt.Sprintf("limit_conn_status %s: the status of a rejection; decisions are the same", conf.connStatus))
 	}
