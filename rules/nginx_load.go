@@ -527,23 +527,34 @@ type Set struct {
 	Fragment *FragmentError
 }
 
-// ExpandPaths turns the --rules arguments into files: a file stays; a
-// directory with an nginx.conf is that file (its includes bring in the
-// rest, as nginx reads it); any other directory is its regular files,
-// sorted by name, without subdirectories, hidden files and editor or
-// package-manager leftovers (NAME~, *.bak, *.orig, *.swp, *.dpkg-*,
-// *.rpmnew, *.rpmsave).
-func ExpandPaths(paths []string) ([]string, error) {
-	var out []string
+// pathEntry is one file of the --rules arguments; beside marks a file of
+// a directory with an nginx.conf other than that file: it is read only
+// when it is a rules file of another format.
+type pathEntry struct {
+	path   string
+	beside bool
+}
+
+// expandPaths turns the --rules arguments into files: a file stays; a
+// directory is its regular files, sorted by name, without subdirectories,
+// hidden files and editor or package-manager leftovers (NAME~, *.bak,
+// *.old, *.orig, *.swp, *.dpkg-*, *.rpmnew, *.rpmsave). In a directory
+// with an nginx.conf, the other files are read only when they are rules of
+// another format (LoadFiles): nginx.conf brings in the nginx files it
+// includes, as nginx reads them, and the rest of such a directory
+// (/etc/nginx's mime.types, fastcgi_params, koi-utf, ...) is no rules
+// file. A file given twice is read once.
+func expandPaths(paths []string) ([]pathEntry, error) {
+	var out []pathEntry
 	seen := map[string]bool{}
-	add := func(f string) {
+	add := func(f string, beside bool) {
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			abs = f
 		}
 		if !seen[abs] { // a file given twice (by name and in its directory) is read once
 			seen[abs] = true
-			out = append(out, f)
+			out = append(out, pathEntry{f, beside})
 		}
 	}
 	for _, p := range paths {
@@ -552,12 +563,13 @@ func ExpandPaths(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("%s: cannot read the rules file (%s); check the path", p, oneLine(err))
 		}
 		if !st.IsDir() {
-			add(p)
+			add(p, false)
 			continue
 		}
-		if c := filepath.Join(p, "nginx.conf"); isRegular(c) {
-			add(c)
-			continue
+		main := filepath.Join(p, "nginx.conf")
+		hasMain := isRegular(main)
+		if hasMain {
+			add(main, false)
 		}
 		ents, err := os.ReadDir(p)
 		if err != nil {
@@ -569,8 +581,10 @@ func ExpandPaths(paths []string) ([]string, error) {
 			if skipInDir(e.Name()) || !isRegular(f) {
 				continue
 			}
-			add(f)
 			n++
+			if !(hasMain && e.Name() == "nginx.conf") {
+				add(f, hasMain)
+			}
 		}
 		if n == 0 {
 			return nil, fmt.Errorf("%s: the directory has no rules file; give a directory with an nginx.conf or rule files, or the files themselves", p)
@@ -607,7 +621,7 @@ func LoadFiles(paths []string, format string, o Options) ([]Set, error) {
 			return nil, fmt.Errorf("--nginx-prefix %s is not a directory; give the directory that holds the copy of the server's nginx configuration (/etc/nginx there)", o.NginxPrefix)
 		}
 	}
-	files, err := ExpandPaths(paths)
+	entries, err := expandPaths(paths)
 	if err != nil {
 		return nil, err
 	}
@@ -615,14 +629,22 @@ func LoadFiles(paths []string, format string, o Options) ([]Set, error) {
 	var nginx []nginxInput
 	nginxAt := -1
 	var sets []Set
-	for _, f := range files {
+	for _, e := range entries {
+		f := e.path
 		fm := format
+		if e.beside && fm == "nginx" {
+			continue // beside an nginx.conf: read through its includes
+		}
 		if fm == "" || fm == "auto" {
 			data, err := readRulesFile(f)
 			if err != nil {
 				return nil, fmt.Errorf("%s: cannot read the rules file (%s); check the path", f, oneLine(err))
 			}
-			if fm, err = Detect(f, data); err != nil {
+			fm, err = Detect(f, data)
+			if e.beside && (err != nil || fm == "nginx") {
+				continue // an include target of the nginx.conf beside it, or no rules file
+			}
+			if err != nil {
 				return nil, err
 			}
 			if fm == "nginx" {

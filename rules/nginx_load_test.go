@@ -373,26 +373,49 @@ func mapKeys(m map[string]Rule) func(func(string) bool) {
 	}
 }
 
-// A directory stands for its nginx.conf, else for its files in name
-// order, leaving out hidden files and leftovers.
+// A directory is its files in name order, leaving out hidden files and
+// leftovers; with an nginx.conf, that file first and the others marked
+// beside it.
 func TestExpandPaths(t *testing.T) {
-	got, err := ExpandPaths([]string{"testdata/nginx-tree", "testdata/nginx-confd", "testdata/nginx-tree/sites-enabled"})
+	got, err := expandPaths([]string{"testdata/nginx-tree", "testdata/nginx-confd", "testdata/nginx-tree/sites-enabled"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"testdata/nginx-tree/nginx.conf", "testdata/nginx-confd/00-zones.conf", "testdata/nginx-confd/api.conf",
+	var names []string
+	for _, e := range got {
+		n := filepath.ToSlash(e.path)
+		if e.beside {
+			n += " (beside)"
+		}
+		names = append(names, n)
+	}
+	want := []string{"testdata/nginx-tree/nginx.conf", "testdata/nginx-tree/fastcgi.conf (beside)", "testdata/nginx-tree/mime.types (beside)", "testdata/nginx-tree/proxy_params (beside)",
+		"testdata/nginx-confd/00-zones.conf", "testdata/nginx-confd/api.conf",
 		"testdata/nginx-tree/sites-enabled/default", "testdata/nginx-tree/sites-enabled/shop.example.com"}
-	if !slices.Equal(slashAll(got), want) {
-		t.Errorf("got %v\nwant %v", slashAll(got), want)
+	if !slices.Equal(names, want) {
+		t.Errorf("got %q\nwant %q", names, want)
 	}
 	// A file given by name and by its directory is read once.
-	if got, err := ExpandPaths([]string{"testdata/nginx-tree/nginx.conf", "testdata/nginx-tree"}); err != nil || len(got) != 1 {
+	if got, err := expandPaths([]string{"testdata/nginx-tree/nginx.conf", "testdata/nginx-tree"}); err != nil || len(got) != 4 || got[0].beside {
 		t.Errorf("nginx.conf twice: %v %v", got, err)
 	}
 	empty := t.TempDir()
 	os.WriteFile(filepath.Join(empty, "site.conf~"), []byte("x"), 0o644)
-	if _, err := ExpandPaths([]string{empty}); err == nil || !strings.Contains(err.Error(), "the directory has no rules file") {
+	if _, err := expandPaths([]string{empty}); err == nil || !strings.Contains(err.Error(), "the directory has no rules file") {
 		t.Errorf("empty directory: %v", err)
+	}
+	// examples/rules: its nginx.conf (which includes limits.conf) and
+	// every file of another format, each read alone.
+	sets, err := LoadFiles([]string{"../examples/rules"}, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	formats := map[string]int{}
+	for _, s := range sets {
+		formats[s.Format]++
+	}
+	if formats["nginx"] != 1 || len(formats) != len(Formats) {
+		t.Errorf("examples/rules read as %v; want one nginx configuration and every format", formats)
 	}
 }
 

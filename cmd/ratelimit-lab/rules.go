@@ -71,9 +71,10 @@ lab spec or chain that makes the same decisions (copy it into --algo to
 edit it), the trace columns it reads, and every field the lab ignores or
 cannot honour, with the reason.
 
-A directory stands for its nginx.conf when it has one, else for its files,
-sorted. The nginx files given together are read as one configuration, as
-if the one with the http block included the others.`,
+A directory stands for its files, sorted; in one with an nginx.conf, that
+file (with what it includes) and the files of other formats. The nginx
+files given together are read as one configuration, as if the one with the
+http block included the others.`,
 		Example: `  ratelimit-lab rules explain sentinel-flow-rules.json
   ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml
   ratelimit-lab rules explain examples/nginx --nginx-prefix examples/nginx`,
