@@ -486,7 +486,7 @@ func (c *nginxConfig) streamRules() []Rule {
 			label := serverName(d, "stream server")
 			out = append(out, Rule{Name: label, Source: conns[0].pos(), What: strings.Join(what, " + "),
 				Outcome: NotSimulated,
-				Why: "limit_conn in a stream block limits TCP/UDP connections (ngx_stream_limit_conn_module); the lab replays HTTP requests, so this server has no row"})
+				Why:     "limit_conn in a stream block limits TCP/UDP connections (ngx_stream_limit_conn_module); the lab replays HTTP requests, so this server has no row"})
 		}
 	}
 	return out
