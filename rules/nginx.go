@@ -163,6 +163,18 @@ func parseBlock(l *nginxLexer, level int) (list []*directive, closed bool, err e
 			if level >= maxBlockDepth {
 				return nil, false, fmt.Errorf("%s:%d: blocks nest more than %d deep; close the blocks that are open", l.file, t.line, maxBlockDepth)
 			}
+			if strings.HasSuffix(cur.name, "_by_lua_block") {
+				// OpenResty's lua-nginx-module reads these blocks with
+				// its own Lua lexer (ngx_http_lua_directive.c): skip the
+				// Lua code to its closing brace.
+				if err := l.skipLua(cur); err != nil {
+					return nil, false, err
+				}
+				cur.isBlk = true
+				list = append(list, cur)
+				cur = nil
+				continue
+			}
 			children, closed, err := parseBlock(l, level+1)
 			if err != nil {
 				return nil, false, err
@@ -189,6 +201,81 @@ func parseBlock(l *nginxLexer, level int) (list []*directive, closed bool, err e
 			}
 		}
 	}
+}
+
+// skipLua moves past the Lua code of a *_by_lua_block to the brace that
+// closes it, counting braces outside Lua strings ('...', "...",
+// [[...]], [==[...]==]) and comments (-- to the end of the line, --[[...]]).
+func (l *nginxLexer) skipLua(d *directive) error {
+	depth := 1
+	longClose := func(at int) (string, int, bool) { // [[ or [=*[ at at
+		j := at + 1
+		for j < len(l.src) && l.src[j] == '=' {
+			j++
+		}
+		if j < len(l.src) && l.src[j] == '[' {
+			return "]" + l.src[at+1:j] + "]", j + 1, true
+		}
+		return "", 0, false
+	}
+	skipTo := func(end string, from int) bool {
+		k := strings.Index(l.src[from:], end)
+		if k < 0 {
+			return false
+		}
+		l.line += strings.Count(l.src[from:from+k+len(end)], "\n")
+		l.i = from + k + len(end)
+		return true
+	}
+	for l.i < len(l.src) {
+		c := l.src[l.i]
+		switch {
+		case c == '\n':
+			l.line++
+			l.i++
+		case c == '{':
+			depth++
+			l.i++
+		case c == '}':
+			depth--
+			l.i++
+			if depth == 0 {
+				return nil
+			}
+		case c == '"' || c == '\'':
+			l.i++
+			for l.i < len(l.src) && l.src[l.i] != c && l.src[l.i] != '\n' {
+				if l.src[l.i] == '\\' {
+					l.i++
+				}
+				l.i++
+			}
+			l.i++
+		case c == '[':
+			if end, from, ok := longClose(l.i); ok {
+				if !skipTo(end, from) {
+					return d.errf("%s: a Lua long string is not closed; close it with %s", d.name, end)
+				}
+				continue
+			}
+			l.i++
+		case c == '-' && strings.HasPrefix(l.src[l.i:], "--"):
+			if l.i+2 < len(l.src) && l.src[l.i+2] == '[' {
+				if end, from, ok := longClose(l.i + 2); ok {
+					if !skipTo(end, from) {
+						return d.errf("%s: a Lua comment is not closed; close it with %s", d.name, end)
+					}
+					continue
+				}
+			}
+			for l.i < len(l.src) && l.src[l.i] != '\n' {
+				l.i++
+			}
+		default:
+			l.i++
+		}
+	}
+	return d.errf("the %s block is not closed; add '}'", d.name)
 }
 
 // maxBlockDepth bounds how deep blocks nest, so a hostile file cannot

@@ -31,6 +31,9 @@ var nginxGoldens = []struct {
 	{"missing-stock", []string{"testdata/nginx-missing/stock.conf"}, ""},
 	// ${var} in a word, a '}' right after a ';', quoted arguments.
 	{"syntax", []string{"testdata/nginx-syntax/nginx.conf"}, ""},
+	// OpenResty's *_by_lua_block, Lua code with braces in strings and
+	// comments (not checked by nginx -t: nginx-light has no Lua module).
+	{"openresty", []string{"testdata/nginx-openresty/nginx.conf"}, ""},
 }
 
 func TestNginxExplainGolden(t *testing.T) {
@@ -459,6 +462,7 @@ func FuzzNginx(f *testing.F) {
 		"include /etc/nginx/conf.d/*.conf; limit_conn_dry_run On;",
 		"location / { limit_except GET { limit_conn a 1; } }",
 		"server { location / { return 301 https://${host}${request_uri};} }",
+		"server { location / { access_by_lua_block { local s = \"}\" --[==[ { ]==] } limit_req zone=a; } }",
 		"http { \"quoted\\\" {\" ; } }",
 	} {
 		f.Add(s)
