@@ -803,7 +803,7 @@ func nginxRow(label string, conf limitConf, zones, connZones map[string]*zone) (
 		}
 		z, ok := zones[zn]
 		if !ok {
-			return Rule{}, d.errf("limit_req zone=%s: no limit_req_zone defines %q; define it in the http block, e.g. limit_req_zone $binary_remote_addr zone=%s:10m rate=10r/s", zn, zn, zn)
+			return Rule{}, d.errf("limit_req zone=%s: no limit_req_zone defines %q; give the file that defines it too (the nginx.conf with the http block), or define it there, e.g. limit_req_zone $binary_remote_addr zone=%s:10m rate=10r/s", zn, zn, zn)
 		}
 		if nodelay && delay != "" {
 			return Rule{}, d.errf("limit_req: nodelay and delay=%s cannot both be given; keep one", delay)
@@ -895,7 +895,7 @@ func connStages(conf limitConf, connZones map[string]*zone) (stages, what, notes
 		zn := d.args[0]
 		z, ok := connZones[zn]
 		if !ok {
-			return nil, nil, nil, nil, d.errf("limit_conn %s: no limit_conn_zone defines %q (nginx: zero size shared memory zone \"%s\"); define it in the http block, e.g. limit_conn_zone $binary_remote_addr zone=%s:10m", zn, zn, zn, zn)
+			return nil, nil, nil, nil, d.errf("limit_conn %s: no limit_conn_zone defines %q (nginx: zero size shared memory zone \"%s\"); give the file that defines it too (the nginx.conf with the http block), or define it there, e.g. limit_conn_zone $binary_remote_addr zone=%s:10m", zn, zn, zn, zn)
 		}
 		if prev, dup := seen[zn]; dup {
 			return nil, nil, nil, nil, d.errf("\"limit_conn\" directive is duplicate: zone %s is already limited at %s; keep one", zn, prev.pos())
