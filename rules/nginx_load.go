@@ -539,11 +539,11 @@ type pathEntry struct {
 // directory is its regular files, sorted by name, without subdirectories,
 // hidden files and editor or package-manager leftovers (NAME~, *.bak,
 // *.old, *.orig, *.swp, *.dpkg-*, *.rpmnew, *.rpmsave). In a directory
-// with an nginx.conf, the other files are read only when they are rules of
-// another format (LoadFiles): nginx.conf brings in the nginx files it
-// includes, as nginx reads them, and the rest of such a directory
-// (/etc/nginx's mime.types, fastcgi_params, koi-utf, ...) is no rules
-// file. A file given twice is read once.
+// with an nginx.conf, that file comes first and the others are read only
+// when their content is rules (LoadFiles): nginx.conf brings in the nginx
+// files it includes, as nginx reads them (read once), and the rest of such
+// a directory (/etc/nginx's mime.types, fastcgi_params, koi-utf, ...) is
+// no rules file. A file given twice is read once.
 func expandPaths(paths []string) ([]pathEntry, error) {
 	var out []pathEntry
 	seen := map[string]bool{}
@@ -632,20 +632,20 @@ func LoadFiles(paths []string, format string, o Options) ([]Set, error) {
 	for _, e := range entries {
 		f := e.path
 		fm := format
-		if e.beside && fm == "nginx" {
-			continue // beside an nginx.conf: read through its includes
-		}
-		if fm == "" || fm == "auto" {
+		if fm == "" || fm == "auto" || e.beside {
 			data, err := readRulesFile(f)
 			if err != nil {
 				return nil, fmt.Errorf("%s: cannot read the rules file (%s); check the path", f, oneLine(err))
 			}
-			fm, err = Detect(f, data)
-			if e.beside && (err != nil || fm == "nginx") {
-				continue // an include target of the nginx.conf beside it, or no rules file
+			detected, err := Detect(f, data)
+			if e.beside && err != nil {
+				continue // beside an nginx.conf and no rules file (mime.types, fastcgi_params, ...)
 			}
 			if err != nil {
 				return nil, err
+			}
+			if fm == "" || fm == "auto" || e.beside {
+				fm = detected
 			}
 			if fm == "nginx" {
 				nginx = append(nginx, nginxInput{name: f, data: data})

@@ -420,6 +420,11 @@ func TestExpandPaths(t *testing.T) {
 	if formats["nginx"] != 1 || len(formats) != len(Formats) {
 		t.Errorf("examples/rules read as %v; want one nginx configuration and every format", formats)
 	}
+	// A server block beside an nginx.conf that does not include it joins it.
+	sets, err = LoadFiles([]string{"testdata/nginx-split"}, "", Options{})
+	if err != nil || len(sets) != 1 || len(sets[0].Files) != 2 || len(sets[0].Rules) != 1 {
+		t.Errorf("nginx-split as a directory: %v %+v", err, sets)
+	}
 }
 
 // Files of other formats are read one by one beside the nginx ones, in

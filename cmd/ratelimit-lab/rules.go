@@ -72,9 +72,9 @@ edit it), the trace columns it reads, and every field the lab ignores or
 cannot honour, with the reason.
 
 A directory stands for its files, sorted; in one with an nginx.conf, that
-file (with what it includes) and the files of other formats. The nginx
-files given together are read as one configuration, as if the one with the
-http block included the others.`,
+file (with what it includes) and the other files whose content is rules.
+The nginx files given together are read as one configuration, as if the
+one with the http block included the others.`,
 		Example: `  ratelimit-lab rules explain sentinel-flow-rules.json
   ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml
   ratelimit-lab rules explain examples/nginx --nginx-prefix examples/nginx`,
