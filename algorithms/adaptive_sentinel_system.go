@@ -11,9 +11,15 @@ import (
 // SentinelSystemConfig configures a SentinelSystem limiter. A negative
 // threshold is a rule not set, as in SystemRule.
 type SentinelSystemConfig struct {
-	QPS       float64 // inbound pass QPS
-	MaxThread int64   // calls in flight
-	AvgRT     int64   // average RT, ms
+	QPS float64 // inbound pass QPS
+	// MaxThread is the calls in flight and AvgRT the average RT in ms:
+	// whole numbers in Java (SystemRule's long maxThread and avgRt), any
+	// number with Go (core/system Rule's float64 TriggerCount, compared
+	// as concurrency < T and avgRT < T in AdaptiveSlot.doCheckRule, so
+	// max-thread=2.5 admits 3 in flight and avg-rt=29.5 passes up to an
+	// average of 29 ms, the integer BaseStatNode.AvgRT).
+	MaxThread float64
+	AvgRT     float64
 	Load      float64 // load1
 	CPU       float64 // CPU usage, 0 to 1
 	Go        bool    // sentinel-golang core/system
@@ -70,6 +76,9 @@ const (
 
 // NewSentinelSystem validates c.
 func NewSentinelSystem(c SentinelSystemConfig) (*SentinelSystem, error) {
+	if !c.Go && (c.MaxThread != math.Trunc(c.MaxThread) || c.AvgRT != math.Trunc(c.AvgRT)) {
+		return nil, fmt.Errorf("sentinel-system: max-thread and avg-rt are whole numbers with flavor=java (SystemRule's maxThread and avgRt are longs); round them, or add flavor=go, whose thresholds are float64")
+	}
 	if c.QPS < 0 && c.MaxThread < 0 && c.AvgRT < 0 && c.Load < 0 && c.CPU < 0 {
 		return nil, fmt.Errorf("sentinel-system needs at least one rule: add qps=, max-thread=, avg-rt=, load= or cpu= (for example sentinel-system:load=8)")
 	}
@@ -233,7 +242,7 @@ func (s *SentinelSystem) check(now time.Duration) (bool, string) {
 		if c.QPS >= 0 && !(float64(pass)/1.0 < c.QPS) {
 			return false, "qps"
 		}
-		if c.MaxThread >= 0 && !(float64(int32(threads)) < float64(c.MaxThread)) {
+		if c.MaxThread >= 0 && !(float64(int32(threads)) < c.MaxThread) {
 			return false, "thread"
 		}
 		if c.AvgRT >= 0 {
@@ -241,7 +250,7 @@ func (s *SentinelSystem) check(now time.Duration) (bool, string) {
 			if succ > 0 {
 				avg = float64(rtSum / succ)
 			}
-			if !(avg < float64(c.AvgRT)) {
+			if !(avg < c.AvgRT) {
 				return false, "rt"
 			}
 		}
@@ -261,7 +270,7 @@ func (s *SentinelSystem) check(now time.Duration) (bool, string) {
 		return false, "qps"
 	}
 	cur := int64(int32(threads))
-	if c.MaxThread >= 0 && cur > c.MaxThread {
+	if c.MaxThread >= 0 && float64(cur) > c.MaxThread {
 		return false, "thread"
 	}
 	if c.AvgRT >= 0 {
@@ -269,7 +278,7 @@ func (s *SentinelSystem) check(now time.Duration) (bool, string) {
 		if succ > 0 {
 			avg = float64(rtSum) * 1.0 / float64(succ)
 		}
-		if avg > float64(c.AvgRT) {
+		if avg > c.AvgRT {
 			return false, "rt"
 		}
 	}
@@ -335,9 +344,9 @@ func (s *SentinelSystem) InFlight() int64 { return s.threads }
 func (s *SentinelSystem) CurrentLimit(now time.Duration) float64 {
 	if s.cfg.MaxThread >= 0 {
 		if s.cfg.Go {
-			return float64(s.cfg.MaxThread)
+			return math.Ceil(s.cfg.MaxThread) // n < T admits ⌈T⌉ in flight
 		}
-		return float64(s.cfg.MaxThread + 1)
+		return s.cfg.MaxThread + 1
 	}
 	if s.cfg.Load >= 0 || (s.cfg.BBR && s.cfg.CPU >= 0) {
 		_, _, _, maxSucc, minRt := s.stats(s.epoch + floorMs(now))
@@ -356,10 +365,10 @@ func (s *SentinelSystem) Spec() string {
 		parts = append(parts, "qps="+formatFloat(c.QPS))
 	}
 	if c.MaxThread >= 0 {
-		parts = append(parts, fmt.Sprintf("max-thread=%d", c.MaxThread))
+		parts = append(parts, "max-thread="+formatFloat(c.MaxThread))
 	}
 	if c.AvgRT >= 0 {
-		parts = append(parts, fmt.Sprintf("avg-rt=%d", c.AvgRT))
+		parts = append(parts, "avg-rt="+formatFloat(c.AvgRT))
 	}
 	if c.Load >= 0 {
 		parts = append(parts, "load="+formatFloat(c.Load))

@@ -38,6 +38,19 @@ func TestSentinelSystemTable(t *testing.T) {
 		{"max-thread: Go admits N", "sentinel-system:max-thread=1,flavor=go", nil, []adaptiveEvent{
 			in(0), refused(0), done(ms, 0, S), in(ms),
 		}},
+		// sentinel-golang's TriggerCount is a float64: concurrency < 2.5
+		// passes at 0, 1 and 2 in flight, so 3 are admitted.
+		{"max-thread fractional, go: n < 2.5 admits 3", "sentinel-system:max-thread=2.5,flavor=go", nil, []adaptiveEvent{
+			in(0), in(0), in(0), refused(0), done(ms, 0, S), in(ms),
+		}},
+		// avgRT is BaseStatNode.AvgRT, an integer division: 29 < 29.5
+		// passes (a threshold truncated to 29 would block), 30 blocks.
+		{"avg-rt fractional, go: an average of 29 ms passes 29.5", "sentinel-system:avg-rt=29.5,flavor=go", nil, []adaptiveEvent{
+			in(0), done(29*ms, 0, S), in(40 * ms),
+		}},
+		{"avg-rt fractional, go: an average of 30 ms blocks at 29.5", "sentinel-system:avg-rt=29.5,flavor=go", nil, []adaptiveEvent{
+			in(0), done(30*ms, 0, S), refused(40 * ms),
+		}},
 		{"avg-rt: rtSum/successes > avgRt blocks, 0 without successes", "sentinel-system:avg-rt=50", nil, []adaptiveEvent{
 			in(0), in(0), done(100*ms, 0, S), refused(150 * ms),
 		}},
@@ -74,4 +87,22 @@ func TestSentinelSystemSignalsAndErrors(t *testing.T) {
 	checkErrors(t, map[string][]string{
 		"sentinel-system:qps=-1": {"qps must not be negative, got -1"},
 	})
+}
+
+// Java's SystemRule keeps maxThread and avgRt in longs: a fraction is
+// refused with flavor=java and kept with flavor=go, where Spec writes it
+// back as given.
+func TestSentinelSystemFractionalThresholds(t *testing.T) {
+	for _, spec := range []string{"sentinel-system:avg-rt=29.5", "sentinel-system:max-thread=2.5,flavor=java"} {
+		if _, err := algorithms.New(spec, 0); err == nil {
+			t.Errorf("%s: no error, want the whole-number refusal", spec)
+		}
+	}
+	l, err := algorithms.New("sentinel-system:avg-rt=29.5,max-thread=2.5,flavor=go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := l.Spec(), "sentinel-system:max-thread=2.5,avg-rt=29.5,flavor=go,strategy=none"; got != want {
+		t.Errorf("Spec() = %q, want %q", got, want)
+	}
 }

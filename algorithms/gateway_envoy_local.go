@@ -3,9 +3,62 @@ package algorithms
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 )
+
+// EnvoyFraction is a RuntimeFractionalPercent's default_value: Num out of
+// Den, Den one of 100 (HUNDRED), 10000 (TEN_THOUSAND) and 1000000
+// (MILLION). Den 0 is the zero value, 100%.
+type EnvoyFraction struct {
+	Num, Den uint64
+}
+
+// always is true for 100% (or more: Envoy's evaluateFractionalPercent
+// compares random % Den < Num, true for every draw when Num ≥ Den).
+func (f EnvoyFraction) always() bool { return f.Den == 0 || f.Num >= f.Den }
+
+func (f EnvoyFraction) String() string {
+	if f.always() {
+		return "1"
+	}
+	return fmt.Sprintf("%d/%d", f.Num, f.Den)
+}
+
+// envoyDenominators are FractionalPercent's DenominatorType values.
+var envoyDenominators = []uint64{100, 10000, 1000000}
+
+// ParseEnvoyFraction reads an enabled= or enforced= parameter: N/D with D
+// 100, 10000 or 1000000 (the denominators HUNDRED, TEN_THOUSAND,
+// MILLION, exactly as the configuration writes them), or a decimal
+// fraction from 0 to 1 that one of them writes exactly (0.5 is 50/100,
+// 0.0125 is 125/10000).
+func ParseEnvoyFraction(key, v string) (EnvoyFraction, error) {
+	bad := fmt.Errorf("envoy-local: %s %q is not a fraction: give N/D with D 100, 10000 or 1000000 (a RuntimeFractionalPercent's numerator and denominator, for example %s=50/100), or a decimal from 0 to 1 such as %s=0.25", key, v, key, key)
+	if n, d, ok := strings.Cut(v, "/"); ok {
+		num, err1 := strconv.ParseUint(n, 10, 64)
+		den, err2 := strconv.ParseUint(d, 10, 64)
+		if err1 != nil || err2 != nil || (den != 100 && den != 10000 && den != 1000000) {
+			return EnvoyFraction{}, bad
+		}
+		return EnvoyFraction{num, den}, nil
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(x >= 0 && x <= 1) {
+		return EnvoyFraction{}, bad
+	}
+	if x == 1 {
+		return EnvoyFraction{}, nil
+	}
+	for _, den := range envoyDenominators {
+		if n := x * float64(den); n == math.Trunc(n) {
+			return EnvoyFraction{uint64(n), den}, nil
+		}
+	}
+	return EnvoyFraction{}, fmt.Errorf("envoy-local: %s %q is finer than a millionth; Envoy's denominators are 100, 10000 and 1000000, so write it as N/1000000", key, v)
+}
 
 // EnvoyLocalConfig configures an EnvoyLocal.
 type EnvoyLocalConfig struct {
@@ -25,6 +78,12 @@ type EnvoyLocalConfig struct {
 	// MaxDescriptors is the LRU size of per-key buckets
 	// (max_dynamic_descriptors, Envoy ≥ 1.34); read by the per-key wrapper.
 	MaxDescriptors int
+	// Enabled and Enforced are filter_enabled's and filter_enforced's
+	// default_value (zero: 100%). Below 100% each is drawn per request,
+	// as Envoy's runtime featureEnabled draws: a request not enabled
+	// passes without touching the bucket; a refused request not enforced
+	// passes (it was counted as rate limited, its token not taken).
+	Enabled, Enforced EnvoyFraction
 }
 
 // EnvoyLocal is Envoy's HTTP local rate limit filter
@@ -76,6 +135,33 @@ type envoyLocalParams struct {
 	EnvoyLocalConfig
 	fillRate float64 // tokens per second
 	maxTok   float64
+	// rnd draws filter_enabled and filter_enforced, one generator for the
+	// filter (Envoy's runtime has one random generator, not one per
+	// bucket): every per-key bucket and every Fresh copy draws from it.
+	rnd *splitmix64
+}
+
+// draw is Runtime featureEnabled on f: random() % denominator < numerator
+// (ProtobufPercentHelper::evaluateFractionalPercent), no draw at 100%.
+func (p *envoyLocalParams) draw(f EnvoyFraction) bool {
+	if f.always() {
+		return true
+	}
+	return p.rnd.next()%f.Den < f.Num
+}
+
+// gate runs decide as Filter::decodeHeaders does around the bucket: a
+// request the filter is not enabled for passes untouched; a refusal not
+// enforced passes.
+func (p *envoyLocalParams) gate(decide func() Decision) Decision {
+	if !p.draw(p.Enabled) {
+		return Decision{Pass: true}
+	}
+	d := decide()
+	if !d.Pass && !p.draw(p.Enforced) {
+		return Decision{Pass: true}
+	}
+	return d
 }
 
 // NewEnvoyLocal validates c and builds the limiter.
@@ -96,7 +182,12 @@ func NewEnvoyLocal(c EnvoyLocalConfig) (*EnvoyLocal, error) {
 	case c.MaxDescriptors < 1:
 		return nil, fmt.Errorf("envoy-local: max-descriptors must be at least 1, got %d", c.MaxDescriptors)
 	}
-	p := &envoyLocalParams{EnvoyLocalConfig: c}
+	for _, f := range []EnvoyFraction{c.Enabled, c.Enforced} {
+		if f.Den != 0 && f.Den != 100 && f.Den != 10000 && f.Den != 1000000 {
+			return nil, fmt.Errorf("envoy-local: a fraction's denominator must be 100, 10000 or 1000000, got %d", f.Den)
+		}
+	}
+	p := &envoyLocalParams{EnvoyLocalConfig: c, rnd: &splitmix64{}}
 	// tokens_per_fill / std::chrono::duration<double>(fill_interval).count():
 	// the interval is whole ms, converted as double(ms)/1000.
 	seconds := float64(c.FillInterval/time.Millisecond) / 1000
@@ -144,11 +235,17 @@ func (e *EnvoyLocal) Check(now time.Duration) Decision { return e.consume(now, 1
 func (e *EnvoyLocal) Record(time.Duration) {}
 
 func (e *EnvoyLocal) consume(now time.Duration, cost int32) Decision {
-	if e.cfg.Timer {
-		return e.timer.consume(now, e.cfg)
-	}
-	return e.atomic.consume(now, cost, e.cfg)
+	return e.cfg.gate(func() Decision {
+		if e.cfg.Timer {
+			return e.timer.consume(now, e.cfg)
+		}
+		return e.atomic.consume(now, cost, e.cfg)
+	})
 }
+
+// Reseed implements Seeded: filter_enabled and filter_enforced are drawn
+// from seed (the simulator passes the run's seed and the row's index).
+func (e *EnvoyLocal) Reseed(seed uint64) { *e.cfg.rnd = splitmix64{s: seed} }
 
 // consume is the timer bucket's request on s with configuration c: one
 // token whatever the cost. The single-key limiter and the per-key table
@@ -228,8 +325,17 @@ func (e *EnvoyLocal) Spec() string {
 	if c.Timer {
 		mode = "timer"
 	}
-	return fmt.Sprintf("envoy-local:max-tokens=%d,tokens-per-fill=%d,fill-interval=%s,mode=%s,phase=%s,max-descriptors=%d",
+	s := fmt.Sprintf("envoy-local:max-tokens=%d,tokens-per-fill=%d,fill-interval=%s,mode=%s,phase=%s,max-descriptors=%d",
 		c.MaxTokens, c.TokensPerFill, FormatDuration(c.FillInterval), mode, FormatDuration(c.Phase), c.MaxDescriptors)
+	// The fractions only below 100%, so the specs of filters always on
+	// read as before.
+	if !c.Enabled.always() {
+		s += ",enabled=" + c.Enabled.String()
+	}
+	if !c.Enforced.always() {
+		s += ",enforced=" + c.Enforced.String()
+	}
+	return s
 }
 
 // Rate implements Limiter: tokens_per_fill per fill_interval.
@@ -248,11 +354,13 @@ func (e *EnvoyLocal) keyedTable() keyedTable {
 	p := e.cfg
 	if p.Timer {
 		return stateTable(p.freshTimer(),
-			func(st *envoyTimerState, now time.Duration, _ *Request) Decision { return st.consume(now, p) })
+			func(st *envoyTimerState, now time.Duration, _ *Request) Decision {
+				return p.gate(func() Decision { return st.consume(now, p) })
+			})
 	}
 	return stateTable(p.freshAtomic(),
 		func(st *envoyAtomicState, now time.Duration, r *Request) Decision {
-			return st.consume(now, r.cost(), p)
+			return p.gate(func() Decision { return st.consume(now, r.cost(), p) })
 		})
 }
 

@@ -33,8 +33,8 @@ var adaptiveKinds = []kind{
 			Reference: "Alibaba Sentinel 1.8.3+ system rules (checkSystem with checkBbr); flavor=go: sentinel-golang core/system"},
 		params: []param{
 			p("qps", "-", "inbound pass QPS threshold", kindFloat),
-			p("max-thread", "-", "calls in flight (Java admits max-thread+1, Go max-thread)", kindInt),
-			p("avg-rt", "-", "average RT threshold, ms (a plain number)", kindInt),
+			p("max-thread", "-", "calls in flight (Java admits max-thread+1, a whole number; Go admits ⌈max-thread⌉, any number)", kindFloat),
+			p("avg-rt", "-", "average RT threshold, ms (a plain number; whole with flavor=java)", kindFloat),
 			p("load", "-", "load1 threshold (needs a load1 signal)", kindFloat),
 			p("cpu", "-", "CPU usage threshold 0 to 1 (needs a cpu signal)", kindFloat),
 			p("flavor", "java", "java (Sentinel 1.8.3+) or go (sentinel-golang core/system)", kindString),
@@ -204,10 +204,10 @@ func buildSentinelSystem(a *args) (Limiter, error) {
 		c.QPS = r.float("qps")
 	}
 	if a.has("max-thread") {
-		c.MaxThread = int64(r.int("max-thread"))
+		c.MaxThread = r.float("max-thread")
 	}
 	if a.has("avg-rt") {
-		c.AvgRT = int64(r.int("avg-rt"))
+		c.AvgRT = r.float("avg-rt")
 	}
 	if a.has("load") {
 		c.Load = r.float("load")
@@ -222,7 +222,7 @@ func buildSentinelSystem(a *args) (Limiter, error) {
 	for _, k := range []struct {
 		key string
 		v   float64
-	}{{"qps", c.QPS}, {"max-thread", float64(c.MaxThread)}, {"avg-rt", float64(c.AvgRT)}, {"load", c.Load}, {"cpu", c.CPU}} {
+	}{{"qps", c.QPS}, {"max-thread", c.MaxThread}, {"avg-rt", c.AvgRT}, {"load", c.Load}, {"cpu", c.CPU}} {
 		if a.has(k.key) && k.v < 0 {
 			return nil, fmt.Errorf("sentinel-system: %s must not be negative, got %s (leave it out to not set the rule)", k.key, formatNumber(k.v))
 		}

@@ -66,6 +66,8 @@ var gatewayKinds = []kind{
 			p("mode", "atomic", "atomic (Envoy ≥ 1.31: continuous double-precision refill) or timer (≤ 1.30: whole refills on a timer)", kindString),
 			p("phase", "0s", "mode=timer: the timer ticks at phase + k·fill-interval, k ≥ 1", kindDuration),
 			p("max-descriptors", "20", "with key=: max_dynamic_descriptors, the LRU of per-key buckets (Envoy ≥ 1.34)", kindInt),
+			p("enabled", "1", "filter_enabled's default_value, N/D (D 100, 10000 or 1000000) or a decimal: the share of requests the filter checks, drawn per request from the run's seed; the others pass untouched", kindString),
+			p("enforced", "1", "filter_enforced's default_value, as enabled: the share of refusals enforced, drawn per refusal; the others pass", kindString),
 		},
 		build: func(a *args) (Limiter, error) {
 			var c EnvoyLocalConfig
@@ -80,6 +82,15 @@ var gatewayKinds = []kind{
 			c.Timer = r.choice("mode", "atomic", "timer")
 			c.Phase = r.duration("phase")
 			c.MaxDescriptors = r.int("max-descriptors")
+			for _, f := range []struct {
+				key string
+				to  *EnvoyFraction
+			}{{"enabled", &c.Enabled}, {"enforced", &c.Enforced}} {
+				v, _ := a.lookup(f.key)
+				x, err := ParseEnvoyFraction(f.key, v)
+				r.fail(err)
+				*f.to = x
+			}
 			if err := r.err(); err != nil {
 				return nil, err
 			}

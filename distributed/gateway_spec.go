@@ -50,7 +50,7 @@ var gatewayKinds = []kind{
 	{algorithms.Info{Name: EnvoyRatelimit,
 		Summary:   "envoyproxy/ratelimit's Redis fixed window: a key per (now/divider)·divider Unix s, INCRBY + EXPIRE pipelined, over iff the count > limit",
 		Reference: "envoyproxy/ratelimit's Redis cache (fixed_cache_impl, base_limiter)"},
-		[]param{{"limit", "", "requests_per_unit, a positive whole number"},
+		[]param{{"limit", "", "requests_per_unit, a whole number; 0 is a ban (every request over the limit)"},
 			{"unit", "second", "second, minute, hour, day, week, month (30 days) or year (365 days)"},
 			{"stop-increment-over-limit", "false", "STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: a GET round trip first (one descriptor: the count is the same)"},
 			{"local-cache", "false", "LOCAL_CACHE_SIZE_IN_BYTES > 0: each instance remembers an over-limit key until its window ends and answers without Redis"},
@@ -75,7 +75,14 @@ func (p *parser) gateway(s *Spec) {
 		}
 		g.RequestedTokens = p.whole("requested-tokens", false)
 	case EnvoyRatelimit:
-		g.Limit = p.whole("limit", true)
+		if p.raw["limit"] == "0" {
+			// requests_per_unit: 0 is a valid configuration, the
+			// documented ban: INCRBY makes every count ≥ 1 > 0, so every
+			// request is over the limit (base_limiter.go).
+			g.Limit = 0
+		} else {
+			g.Limit = p.whole("limit", true)
+		}
 		if p.err == nil && g.Limit > math.MaxUint32 {
 			p.fail("limit must be at most %d (requests_per_unit is a uint32), got %d", uint32(math.MaxUint32), g.Limit)
 		}

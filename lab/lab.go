@@ -103,6 +103,7 @@ type Plan struct {
 	render     func(io.Writer, *report.Report) error
 	thresholds []report.Threshold
 	labels     []string
+	ruleNotes  []string // rules without a row, fields not simulated
 	chart      plots.ChartOptions
 }
 
@@ -145,6 +146,9 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 		return nil, err
 	}
 	ruleSpecs, ruleLabels := ruleRows(imported)
+	if len(imported) > 0 && len(ruleSpecs) == 0 && len(opts.Specs) == 0 {
+		return nil, noActiveRule(imported)
+	}
 	algos := opts.Specs
 	if len(ruleSpecs) > 0 {
 		algos = append(slices.Clip(algos), ruleSpecs...)
@@ -154,6 +158,7 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 		return nil, err
 	}
 	p.opts, p.rs, p.render, p.thresholds, p.labels = opts, rs, render, thresholds, ruleLabels
+	p.ruleNotes = ruleNotes(imported)
 	defer func() {
 		if err != nil {
 			p.src.cleanup()
@@ -280,6 +285,7 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	for _, l := range p.limiters {
 		r.Warnings = append(r.Warnings, warnings(l)...)
 	}
+	r.Notes = append(r.Notes, p.ruleNotes...)
 	if note := stepsBackNote(stream); note != "" {
 		r.Notes = append(r.Notes, note)
 	}

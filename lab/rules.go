@@ -65,6 +65,9 @@ func LoadRules(f, format string) ([]rules.Rule, error) {
 		return nil, err
 	}
 	for _, r := range rs {
+		if r.Spec == "" && !r.Active() {
+			continue // nothing to build: the rule has no row
+		}
 		if err := checkSpec(r.Spec); err != nil {
 			return nil, fmt.Errorf("%s: rule %q becomes %s, which the lab cannot build (%s); remove the rule, or run its nearest spec with --algo", r.Source, r.Name, r.Spec, strings.TrimSpace(err.Error()))
 		}
@@ -75,10 +78,15 @@ func LoadRules(f, format string) ([]rules.Rule, error) {
 // ruleRows turns rules into specs and row labels: rules with the same spec
 // share one row (the lab runs each limiter once), labelled with every
 // name; a dry-run rule's name says "(dry run)", since the reference lets
-// all of it through and the row shows what it would reject.
+// all of it through and the row shows what it would reject. A rule that
+// is not Active (inactive in the product, or not simulated) has no row;
+// ruleNotes says why.
 func ruleRows(rs []rules.Rule) (specs, labels []string) {
 	at := map[string]int{}
 	for _, r := range rs {
+		if !r.Active() {
+			continue
+		}
 		name := r.Name
 		if r.DryRun {
 			name += " (dry run)"
@@ -94,9 +102,41 @@ func ruleRows(rs []rules.Rule) (specs, labels []string) {
 	return specs, labels
 }
 
+// ruleNotes are the lines a run prints once about its rules: each rule
+// without a row (inactive, or not simulated) and why, then each field of
+// an active rule that the lab does not simulate and what it does instead.
+func ruleNotes(rs []rules.Rule) []string {
+	var out []string
+	for _, r := range rs {
+		if n := r.OutcomeNote(); n != "" {
+			out = append(out, n)
+		}
+	}
+	for _, r := range rs {
+		if !r.Active() {
+			continue
+		}
+		for _, n := range r.Unsimulated() {
+			out = append(out, fmt.Sprintf("rule %s: %s", r.Where(), n))
+		}
+	}
+	return out
+}
+
+// noActiveRule is the error of a run whose --rules files give no row and
+// that has no --algo either: which rules there are, and what to do.
+func noActiveRule(rs []rules.Rule) error {
+	var what []string
+	for _, r := range rs {
+		what = append(what, fmt.Sprintf("%s is %s (%s)", r.Where(), r.Outcome, r.Why))
+	}
+	return fmt.Errorf("no rule of the --rules files is active, so the run has no row: %s; enable a rule in the file (ratelimit-lab rules explain FILE shows each), or give --algo SPEC to run beside them", strings.Join(what, "; "))
+}
+
 // checkRuleNeeds refuses, before anything runs, a rule that reads what the
 // arrivals lack: a key column or response times.
 func checkRuleNeeds(rs []rules.Rule, s *source) error {
+	rs = slices.DeleteFunc(slices.Clone(rs), func(r rules.Rule) bool { return !r.Active() })
 	var needCols, needRT bool
 	for _, r := range rs {
 		needCols = needCols || len(r.KeyColumns) > 0
@@ -182,6 +222,9 @@ func tuneRule(opts *TuneOptions, notes io.Writer, width int) error {
 	}
 	var cands []candidate
 	for _, r := range imported {
+		if !r.Active() {
+			continue
+		}
 		stages := spec.Split(r.Spec).Stages
 		whats := strings.Split(r.What, " + ")
 		at := -1

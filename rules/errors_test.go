@@ -16,14 +16,7 @@ func TestBadFiles(t *testing.T) {
 	}{
 		{"bad JSON", "r.json", "[\n  {\"resource\": \"a\", \"count\": 10,}\n]\n", []string{"r.json:2:", "JSON does not parse"}},
 		{"bad YAML", "r.yaml", "flow:\n  - resource: a\n   threshold: [1\n", []string{"r.yaml:", "YAML does not parse"}},
-		{"negative count", "r.json", "[\n {\"resource\": \"a\",\n  \"count\": -5}\n]", []string{"r.json:3:", "FlowRule field count", "negative"}},
-		{"no resource", "r.json", "[{\"count\": 5}]", []string{"r.json:1:", "no resource"}},
 		{"count not a number", "r.json", "[{\"resource\": \"a\", \"count\": \"ten\"}]", []string{"count", "not a number"}},
-		{"zero count", "r.json", "[{\"resource\": \"a\", \"count\": 0}]", []string{"count", "is 0"}},
-		{"warm-up without period", "r.json", "[{\"resource\": \"a\", \"count\": 5, \"controlBehavior\": 1, \"warmUpPeriodSec\": 0}]", []string{"warmUpPeriodSec", "positive period"}},
-		{"degrade without window", "r.json", `{"degradeRules": [{"resource": "a", "grade": 2, "count": 5}]}`, []string{"timeWindow", "at least 1"}},
-		{"param without idx", "r.json", `{"paramFlowRules": [{"resource": "a", "count": 5}]}`, []string{"no paramIdx"}},
-		{"param negative idx", "r.json", `{"paramFlowRules": [{"resource": "a", "count": 5, "paramIdx": -1}]}`, []string{"paramIdx", "from the end"}},
 		{"unknown kind", "r.json", `{"flowRules": [], "authorityRules": []}`, []string{"authorityRules", "not a kind"}},
 		{"nginx zone undefined", "nginx.conf", "http {\n  server {\n    location / {\n      limit_req zone=nope burst=5;\n    }\n  }\n}\n", []string{"nginx.conf:4:", "no limit_req_zone defines \"nope\""}},
 		{"nginx bad argument", "nginx.conf", "limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\nserver { location / { limit_req zone=one burts=5; } }\n", []string{"nginx.conf:2:", "invalid parameter \"burts=5\""}},
@@ -36,7 +29,7 @@ func TestBadFiles(t *testing.T) {
 		{"envoy zero tokens", "envoy.yaml", "stat_prefix: x\ntoken_bucket:\n  max_tokens: 0\n  fill_interval: 1s\n", []string{"envoy.yaml:3:", "max_tokens"}},
 		{"envoy-ratelimit bad unit", "rl.yaml", "domain: d\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: fortnight\n      requests_per_unit: 5\n", []string{"rl.yaml:5:", "unit", "fortnight"}},
 		{"spring no rate", "app.yml", "spring:\n  cloud:\n    gateway:\n      routes:\n        - id: r\n          filters:\n            - name: RequestRateLimiter\n              args:\n                redis-rate-limiter.burstCapacity: 5\n", []string{"app.yml:7:", "replenishRate"}},
-		{"traefik zero average", "t.yml", "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: 0\n", []string{"t.yml:5:", "average"}},
+		{"traefik negative average in a Middleware", "m.yaml", "apiVersion: traefik.io/v1alpha1\nkind: Middleware\nmetadata: {name: m}\nspec:\n  rateLimit:\n    average: -1\n", []string{"m.yaml:6:", "average", "0 or more"}},
 		{"kong bad policy", "kong.yaml", "_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n      minute: 5\n      policy: memcached\n", []string{"kong.yaml:6:", "policy"}},
 		{"r4j missing base", "r.yml", "resilience4j:\n  ratelimiter:\n    instances:\n      a:\n        baseConfig: nope\n", []string{"r.yml:5:", "baseConfig \"nope\""}},
 		{"empty", "r.json", "  \n", []string{"empty"}},
@@ -67,19 +60,14 @@ func TestBadFiles(t *testing.T) {
 }
 
 // TestNegativeLimitHint: a negative value of a field where 0 is refused
-// too asks for a positive value, never "0 or more"; where 0 is allowed
-// (a ParamFlowRule's count) the hint says 0 or more.
+// too asks for a positive value, never "0 or more". (Sentinel's negative
+// counts are dropped rules, not errors: TestSentinelDropsInvalidRules.)
 func TestNegativeLimitHint(t *testing.T) {
 	for _, c := range []struct {
 		name, file, content, want string
 	}{
-		{"FlowRule count", "r.json", `[{"resource": "a", "count": -5}]`, "count: is negative (-5); the reference ignores such a rule, so give a positive value"},
-		{"FlowRule count 0", "r.json", `[{"resource": "a", "count": 0}]`, "count: is 0, which blocks every request"},
-		{"sentinel-go threshold", "r.yaml", "flow:\n  - resource: a\n    threshold: -1\n", "threshold: is negative (-1); the reference ignores such a rule, so give a positive value"},
-		{"traefik average", "t.yml", "http:\n  middlewares:\n    m:\n      rateLimit:\n        average: -1\n", "average: is negative (-1); the reference ignores such a rule, so give a positive value"},
 		{"kong minute", "kong.yaml", "_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n      minute: -3\n", "minute: is negative (-3); the reference ignores such a rule, so give a positive value"},
 		{"kong minute 0", "kong.yaml", "_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n      minute: 0\n", "kong.yaml:5: rate-limiting config field minute: is 0; Kong's schema requires a limit above 0"},
-		{"ParamFlowRule count", "r.json", `{"paramFlowRules": [{"resource": "q", "paramIdx": 0, "count": -1}]}`, "count: is negative (-1); the reference ignores such a rule, so give a value of 0 or more"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse(c.file, []byte(c.content), "")
@@ -120,8 +108,8 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, r := range rules {
-			if r.Spec == "" || r.Name == "" {
-				t.Fatalf("rule without spec or name: %+v", r)
+			if r.Name == "" || (r.Active() && r.Spec == "") || (!r.Active() && r.Why == "") {
+				t.Fatalf("rule without a name, an active rule without a spec, or an inactive one without why: %+v", r)
 			}
 		}
 	})

@@ -7,12 +7,51 @@ import (
 	"unicode/utf8"
 )
 
+// NotSimulatedNote starts a note about a field of a translated rule that
+// the lab does not simulate (envoyproxy/ratelimit's replaces, Traefik's
+// redis store, ...): the rest of the note says what the lab does instead.
+// Such notes are printed by `rules explain` and, once, in a run's notes.
+const NotSimulatedNote = "not simulated: "
+
+// Unsimulated returns the rule's notes about fields the lab does not
+// simulate (those starting with NotSimulatedNote).
+func (r Rule) Unsimulated() []string {
+	var out []string
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, NotSimulatedNote) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Where names a rule for a note: its name, where it is in the file and,
+// when the product scopes it, its scope ("limit (kong.yaml:12, route
+// orders)").
+func (r Rule) Where() string {
+	if r.Scope != "" && r.Scope != r.Name {
+		return fmt.Sprintf("%s (%s, %s)", r.Name, r.Source, r.Scope)
+	}
+	return fmt.Sprintf("%s (%s)", r.Name, r.Source)
+}
+
+// OutcomeNote is the one line a run prints for a rule without a row (""
+// for a translated rule): "rule NAME (FILE:LINE): inactive: WHY".
+func (r Rule) OutcomeNote() string {
+	if r.Active() {
+		return ""
+	}
+	return fmt.Sprintf("rule %s: %s, no row: %s", r.Where(), r.Outcome, r.Why)
+}
+
 // WriteExplain prints what the lab understood of a rules file: each rule,
-// the spec it becomes and every note, in a form a user can copy specs
-// from (`--algo 'SPEC'`). With width > 0 (a terminal, or $COLUMNS) lines
-// fit width columns: text breaks at spaces, a spec after a ',' or a '+',
-// and a continuation is indented under the text it continues. With width
-// 0 (a pipe or a file) every line is whole, one spec a line, for scripts.
+// its outcome (the spec it becomes, or why it is inactive or not
+// simulated), the scope it applies to in the product, and every note, in
+// a form a user can copy specs from (`--algo 'SPEC'`). With width > 0 (a
+// terminal, or $COLUMNS) lines fit width columns: text breaks at spaces, a
+// spec after a ',' or a '+', and a continuation is indented under the
+// text it continues. With width 0 (a pipe or a file) every line is whole,
+// one spec a line, for scripts.
 func WriteExplain(w io.Writer, file string, rules []Rule, width int) error {
 	var b strings.Builder
 	line := func(prefix, text string) {
@@ -24,14 +63,42 @@ func WriteExplain(w io.Writer, file string, rules []Rule, width int) error {
 	if len(rules) > 0 {
 		format = rules[0].Format
 	}
-	line("", fmt.Sprintf("%s (%s): %d row(s)", file, format, len(rules)))
+	rows, counts := 0, map[Outcome]int{}
+	for _, r := range rules {
+		if r.Active() {
+			rows++
+		} else {
+			counts[r.Outcome]++
+		}
+	}
+	head := fmt.Sprintf("%s (%s): %d row(s)", file, format, rows)
+	for _, o := range []Outcome{Inactive, NotSimulated} {
+		if counts[o] > 0 {
+			head += fmt.Sprintf(", %d %s", counts[o], o)
+		}
+	}
+	line("", head)
+	if rows == 0 && len(rules) > 0 {
+		line("", "no rule of this file is active: run has no row from it; enable a rule in the file, or give --algo SPEC")
+	}
 	for _, r := range rules {
 		b.WriteString("\n")
 		line("", fmt.Sprintf("%s  [%s]", r.Name, r.Source))
+		if r.Scope != "" && r.Scope != r.Name {
+			line("  scope: ", r.Scope)
+		}
 		if r.What != "" {
 			line("  rule:  ", r.What)
 		}
-		line("  spec:  ", r.Spec)
+		if !r.Active() {
+			line("  "+string(r.Outcome)+": ", r.Why)
+		}
+		switch {
+		case r.Active():
+			line("  spec:  ", r.Spec)
+		case r.Spec != "":
+			line("  would run: ", r.Spec) // were it active
+		}
 		var needs []string
 		if len(r.KeyColumns) > 0 {
 			needs = append(needs, "trace column(s) "+strings.Join(r.KeyColumns, ", "))
@@ -39,7 +106,7 @@ func WriteExplain(w io.Writer, file string, rules []Rule, width int) error {
 		if r.NeedsResponses {
 			needs = append(needs, "response times (rt_ms) or a downstream")
 		}
-		if len(needs) > 0 {
+		if len(needs) > 0 && r.Active() {
 			line("  needs: ", strings.Join(needs, "; "))
 		}
 		for _, n := range r.Notes {

@@ -303,3 +303,36 @@ func keyColumn(idx int) string {
 	}
 	return fmt.Sprintf("key%d", idx+1)
 }
+
+// dropErr is a rule the product itself drops when it loads the file (its
+// validation refuses the rule, the rest load): the lab shows it as
+// Inactive with why, quoting the validation, and reads on.
+type dropErr struct {
+	n    *yaml.Node
+	res  string // the rule's resource, "" when it has none
+	what string // "FlowRule"
+	why  string
+}
+
+func (e *dropErr) Error() string { return e.why }
+
+// drop is a dropErr for the rule f reads.
+func (f *fields) drop(res, format string, args ...any) error {
+	return &dropErr{n: f.m.n, res: res, what: f.what, why: fmt.Sprintf(format, args...)}
+}
+
+// notSim is a notSimErr for the rule f reads.
+func (f *fields) notSim(res, format string, args ...any) error {
+	return &notSimErr{n: f.m.n, res: res, what: f.what, why: fmt.Sprintf(format, args...)}
+}
+
+// notSimErr is a rule the product applies that the lab does not simulate:
+// it becomes a NotSimulated rule with why, and the file reads on.
+type notSimErr struct {
+	n    *yaml.Node
+	res  string
+	what string
+	why  string
+}
+
+func (e *notSimErr) Error() string { return e.why }

@@ -923,10 +923,7 @@ func connStages(conf limitConf, connZones map[string]*zone) (stages, what, notes
 	if len(stages) == 0 {
 		return nil, nil, nil, nil, nil
 	}
-	notes = append(notes, "limit_conn: requests in progress per key, counted from the pass until the response ends (needs rt_ms in the trace or a downstream)",
-		// The "not simulated: " start is rules.NotSimulatedNote: run
-		// repeats such notes once.
-		"not simulated: a full limit_conn zone (nginx then answers a request of a new key with the limit_conn_status); the lab keeps every key, and a zone holds only keys with requests in progress")
+	notes = append(notes, "limit_conn: requests in progress per key, counted from the pass until the response ends (needs rt_ms in the trace or a downstream); the zone holds only keys with requests in progress, and the lab does not fill it (full, nginx answers a new key with the limit_conn_status)")
 	if conf.connStatus != "" {
 		notes = append(notes, fmt.Sprintf("limit_conn_status %s: the status of a rejection; decisions are the same", conf.connStatus))
 	}

@@ -629,37 +629,22 @@ func LoadFiles(paths []string, format string, o Options) ([]Set, error) {
 	var nginx []nginxInput
 	nginxAt := -1
 	var sets []Set
+	auto := format == "" || format == "auto"
 	for _, e := range entries {
 		f := e.path
-		fm := format
-		if fm == "" || fm == "auto" || e.beside {
-			data, err := readRulesFile(f)
-			if err != nil {
-				return nil, fmt.Errorf("%s: cannot read the rules file (%s); check the path", f, oneLine(err))
-			}
-			detected, err := Detect(f, data)
-			if e.beside && err != nil {
+		data, err := readRulesFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot read the rules file (%s); check the path", f, oneLine(err))
+		}
+		isNginx := format == "nginx" && !e.beside
+		if !isNginx {
+			detected, derr := Detect(f, data)
+			if e.beside && derr != nil {
 				continue // beside an nginx.conf and no rules file (mime.types, fastcgi_params, ...)
 			}
-			if err != nil {
-				return nil, err
-			}
-			if fm == "" || fm == "auto" || e.beside {
-				fm = detected
-			}
-			if fm == "nginx" {
-				nginx = append(nginx, nginxInput{name: f, data: data})
-				if nginxAt < 0 {
-					nginxAt = len(sets)
-					sets = append(sets, Set{})
-				}
-				continue
-			}
-		} else if fm == "nginx" {
-			data, err := readRulesFile(f)
-			if err != nil {
-				return nil, fmt.Errorf("%s: cannot read the rules file (%s); check the path", f, oneLine(err))
-			}
+			isNginx = derr == nil && detected == "nginx" && (auto || e.beside || format == "nginx")
+		}
+		if isNginx {
 			nginx = append(nginx, nginxInput{name: f, data: data})
 			if nginxAt < 0 {
 				nginxAt = len(sets)
@@ -667,11 +652,13 @@ func LoadFiles(paths []string, format string, o Options) ([]Set, error) {
 			}
 			continue
 		}
-		rs, err := Load(f, fm)
+		// Any other file is read alone, every document by its own format
+		// unless --rules-format names one (Parse).
+		rs, err := Parse(f, data, format)
 		if err != nil {
 			return nil, err
 		}
-		sets = append(sets, Set{Name: f, Files: []string{f}, Format: fm, Rules: rs})
+		sets = append(sets, Set{Name: f, Files: []string{f}, Format: rs[0].Format, Rules: rs})
 	}
 	if nginxAt < 0 {
 		return sets, nil

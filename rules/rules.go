@@ -102,124 +102,190 @@ func Load(path, format string) ([]Rule, error) {
 }
 
 // Parse reads rules from data; name is the file's path, used in errors and
-// to resolve nginx includes.
+// to resolve nginx includes. Each document of a multi-document file is
+// read by its own format (format "" or "auto"; see detect.go), and the
+// rules of every document come back together, each with its Format; a
+// document that holds no rules (a Service, a Deployment) is skipped with
+// a note on the file's first rule naming its file:line and kind.
 func Parse(name string, data []byte, format string) ([]Rule, error) {
 	format = strings.ToLower(strings.TrimSpace(format))
-	if format == "" || format == "auto" {
-		f, err := Detect(name, data)
+	auto := format == "" || format == "auto"
+	if !auto && !slices.Contains(Formats, format) {
+		return nil, fmt.Errorf("--rules-format %q is unknown; use auto or one of %s", format, strings.Join(Formats, ", "))
+	}
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\ufeff")))
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%s: the rules file is empty; give a Sentinel rule JSON, an nginx.conf or a gateway's YAML", name)
+	}
+	if format == "nginx" {
+		return finish(name, "nginx", func() ([]Rule, error) { return parseNginx(name, data) })
+	}
+	docs, err := parseDocs(name, data)
+	if auto && (err != nil || !isStructured(docs)) && looksNginx(trimmed) {
+		return finish(name, "nginx", func() ([]Rule, error) { return parseNginx(name, data) })
+	}
+	if err != nil {
+		return nil, err
+	}
+	docs, skipped, err := expandContainers(name, docs)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out     []Rule
+		formats []string
+		sentJ   []*yaml.Node // Sentinel documents, read together so that a
+		sentG   []*yaml.Node // resource's rules of several documents chain
+	)
+	for _, root := range docs {
+		f := format
+		if auto {
+			var skip string
+			f, skip = detectDoc(root)
+			if skip != "" {
+				skipped = append(skipped, fmt.Sprintf("%s:%d: skipped, %s", filepath.ToSlash(name), root.Line, skip))
+				continue
+			}
+			if f == "" {
+				if len(docs) == 1 {
+					return nil, fmt.Errorf("%s: cannot tell which kind of rules file this is; give --rules-format, one of %s", name, strings.Join(Formats, ", "))
+				}
+				skipped = append(skipped, fmt.Sprintf("%s:%d: skipped, a document with no rules the lab reads (give --rules-format to read every document as one format)", filepath.ToSlash(name), root.Line))
+				continue
+			}
+		}
+		if !slices.Contains(formats, f) {
+			formats = append(formats, f)
+		}
+		switch f {
+		case "sentinel":
+			sentJ = append(sentJ, root)
+			continue
+		case "sentinel-go":
+			sentG = append(sentG, root)
+			continue
+		}
+		rs, err := readDoc(name, f, root)
 		if err != nil {
 			return nil, err
 		}
-		format = f
-	} else if !slices.Contains(Formats, format) {
-		return nil, fmt.Errorf("--rules-format %q is unknown; use auto or one of %s", format, strings.Join(Formats, ", "))
+		out = append(out, rs...)
 	}
+	if len(sentJ) > 0 {
+		d := &doc{file: name}
+		rs, err := d.sentinelJavaDocs(sentJ)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, setFormat(rs, "sentinel")...)
+	}
+	if len(sentG) > 0 {
+		d := &doc{file: name}
+		rs, err := d.sentinelGoDocs(sentG)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, setFormat(rs, "sentinel-go")...)
+	}
+	if len(out) == 0 {
+		if len(formats) == 0 {
+			return nil, fmt.Errorf("%s: no rate-limiting rule found: every document was skipped (%s); check that it is the right file, or name its format with --rules-format", name, strings.Join(skipped, "; "))
+		}
+		return nil, fmt.Errorf("%s: no rate-limiting rule found in this %s file, where the lab reads %s; check that it is the right file, or name its format with --rules-format", name, strings.Join(formats, "/"), formatReads[formats[0]])
+	}
+	if len(skipped) > 0 {
+		out[0].Notes = append(out[0].Notes, skipped...)
+	}
+	return out, nil
+}
+
+// readDoc reads one document of a format other than nginx and Sentinel's.
+func readDoc(name, format string, root *yaml.Node) ([]Rule, error) {
+	if format == "spring" || format == "resilience4j" {
+		root = springView(root) // Spring Boot's dotted and relaxed keys
+	}
+	d := &doc{file: name, all: []*yaml.Node{root}}
 	var (
 		rules []Rule
 		err   error
 	)
-	if format == "nginx" {
-		rules, err = parseNginx(name, data)
-	} else {
-		var all []*yaml.Node
-		all, err = parseDocs(name, data)
-		if err != nil {
-			return nil, err
-		}
-		root := all[0]
-		if format == "spring" || format == "resilience4j" {
-			root = springView(root) // Spring Boot's dotted and relaxed keys
-		}
-		d := &doc{file: name, all: all}
-		switch format {
-		case "sentinel":
-			rules, err = d.sentinelJava(root)
-		case "sentinel-go":
-			rules, err = d.sentinelGo(root)
-		case "ingress-nginx":
-			rules, err = d.ingress(root)
-		case "envoy-local":
-			rules, err = d.envoyLocal(root)
-		case "envoy-ratelimit":
-			rules, err = d.envoyRatelimit(root)
-		case "spring":
-			rules, err = d.spring(root)
-		case "traefik":
-			rules, err = d.traefik(root)
-		case "kong":
-			rules, err = d.kong(root)
-		case "resilience4j":
-			rules, err = d.resilience4j(root)
-		}
+	switch format {
+	case "ingress-nginx":
+		rules, err = d.ingress(root)
+	case "envoy-local":
+		rules, err = d.envoyLocal(root)
+	case "envoy-ratelimit":
+		rules, err = d.envoyRatelimit(root)
+	case "spring":
+		rules, err = d.spring(root)
+	case "traefik":
+		rules, err = d.traefik(root)
+	case "kong":
+		rules, err = d.kong(root)
+	case "resilience4j":
+		rules, err = d.resilience4j(root)
 	}
+	return setFormat(rules, format), err
+}
+
+func setFormat(rules []Rule, format string) []Rule {
+	for i := range rules {
+		rules[i].Format = format
+	}
+	return rules
+}
+
+// finish runs a whole-file reader and checks it found rules.
+func finish(name, format string, read func() ([]Rule, error)) ([]Rule, error) {
+	rules, err := read()
 	if err != nil {
 		return nil, err
 	}
 	if len(rules) == 0 {
 		return nil, fmt.Errorf("%s: no rate-limiting rule found in this %s file, where the lab reads %s; check that it is the right file, or name its format with --rules-format", name, format, formatReads[format])
 	}
-	for i := range rules {
-		rules[i].Format = format
-	}
-	return rules, nil
+	return setFormat(rules, format), nil
 }
 
 // formatReads says where each format's rules are, for the error when a
 // file has none.
 var formatReads = map[string]string{
-	"sentinel":        "FlowRule, DegradeRule, ParamFlowRule and SystemRule objects (a list or {\"flowRules\": [...], ...})",
-	"sentinel-go":     "flow, isolation, hotspot, circuitbreaker and system rules",
+	"sentinel":        "FlowRule, DegradeRule, ParamFlowRule, SystemRule and GatewayFlowRule objects, or the dashboard's rule entities (a list or {\"flowRules\": [...], ...})",
+	"sentinel-go":     "flow, isolation, hotspot, circuitbreaker and system rules (a list, a map of kinds, or the datasource.sentinel.io CRDs' spec.rules)",
 	"nginx":           "limit_req and limit_conn in http, server and location blocks (with the limit_req_zone or limit_conn_zone each names)",
 	"ingress-nginx":   "an Ingress's nginx.ingress.kubernetes.io/limit-rps, limit-rpm and limit-connections annotations",
 	"envoy-local":     "a local_ratelimit filter's token_bucket and descriptors",
-	"envoy-ratelimit": "descriptors with a rate_limit",
+	"envoy-ratelimit": "descriptors with a rate_limit (a ConfigMap's data keys are read as files too)",
 	"spring":          "RequestRateLimiter filters under spring.cloud.gateway routes and default-filters, and resilience4j.ratelimiter.instances",
-	"traefik":         "rateLimit middlewares (http.middlewares.NAME.rateLimit, or a Middleware's spec.rateLimit)",
-	"kong":            "rate-limiting plugins (top level, or under services and routes)",
-	"resilience4j":    "resilience4j.ratelimiter.instances (dotted keys such as resilience4j.ratelimiter.instances.NAME.limit-for-period too)",
+	"traefik":         "rateLimit middlewares (http.middlewares.NAME.rateLimit in YAML or TOML, or a Middleware's spec.rateLimit)",
+	"kong":            "rate-limiting plugins (top level, or under services, routes and consumers; _plugin_configs)",
+	"resilience4j":    "resilience4j.ratelimiter.instances or its alias limiters (dotted keys such as resilience4j.ratelimiter.instances.NAME.limit-for-period too)",
 }
 
-// Detect names the format of a rules file from its content.
+// Detect names the format of a rules file from its content: the format of
+// its first document that holds rules (see detect.go).
 func Detect(name string, data []byte) (string, error) {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\ufeff")))
 	if len(trimmed) == 0 {
 		return "", fmt.Errorf("%s: the rules file is empty; give a Sentinel rule JSON, an nginx.conf or a gateway's YAML", name)
 	}
-	if looksNginx(trimmed) {
+	all, err := parseDocs(name, data)
+	if (err != nil || !isStructured(all)) && looksNginx(trimmed) {
 		return "nginx", nil
 	}
-	all, err := parseDocs(name, data)
+	if err != nil {
+		return "", err
+	}
+	all, _, err = expandContainers(name, all)
 	if err != nil {
 		return "", err
 	}
 	for _, root := range all {
-		if f := detectTree(root); f != "" {
+		if f, _ := detectDoc(root); f != "" {
 			return f, nil
 		}
 	}
 	return "", fmt.Errorf("%s: cannot tell which kind of rules file this is; give --rules-format, one of %s", name, strings.Join(Formats, ", "))
-}
-
-// looksNginx is true for text with nginx directives and not a YAML/JSON
-// document.
-func looksNginx(b []byte) bool {
-	if b[0] == '{' || b[0] == '[' {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(strings.TrimSpace(line))
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		switch strings.TrimSuffix(f[0], ";") {
-		case "limit_req_zone", "limit_req", "http", "server", "location", "include", "events", "worker_processes", "limit_req_status", "limit_req_dry_run", "user", "pid", "error_log",
-			"limit_conn_zone", "limit_conn", "limit_conn_status", "limit_conn_dry_run", "stream":
-			if !strings.HasSuffix(f[0], ":") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func detectTree(root *yaml.Node) string {
@@ -244,8 +310,6 @@ func detectTree(root *yaml.Node) string {
 			return "sentinel"
 		}
 		return "sentinel-go"
-	case m.str("kind") == "Ingress":
-		return "ingress-nginx"
 	case m.has("domain") && m.has("descriptors"):
 		return "envoy-ratelimit"
 	case hasTopKey(m, "resilience4j"):
@@ -273,23 +337,41 @@ func isTraefikMiddleware(m mapping) bool {
 	return m.str("kind") == "Middleware" && (api == "traefik.io" || api == "traefik.containo.us")
 }
 
-// detectRuleObject tells a lone Sentinel rule (Java or Go) by its fields.
+// detectRuleObject tells a lone Sentinel rule (Java or Go) by its fields:
+// sentinel-golang's by fields only its structs have, in any case (its
+// data sources read JSON with encoding/json, which matches a field's name
+// case-insensitively); Sentinel's by FlowRule, DegradeRule, ParamFlowRule,
+// SystemRule and GatewayFlowRule fields, or a dashboard entity's nested
+// rule (ParamFlowRuleEntity, AuthorityRuleEntity).
 func detectRuleObject(n *yaml.Node) string {
 	if n.Kind != yaml.MappingNode {
 		return ""
 	}
 	m := mp(n)
-	for _, k := range []string{"grade", "controlBehavior", "paramIdx", "highestSystemLoad", "highestCpuUsage", "timeWindow", "count", "limitApp"} {
-		if m.has(k) && !m.has("threshold") {
-			return "sentinel"
-		}
-	}
 	for _, k := range []string{"threshold", "tokenCalculateStrategy", "metricType", "paramIndex", "triggerCount", "retryTimeoutMs"} {
-		if m.has(k) {
+		if hasFold(m, k) {
 			return "sentinel-go"
 		}
 	}
+	if inner := m.get("rule"); inner != nil && inner.Kind == yaml.MappingNode {
+		return detectRuleObject(inner)
+	}
+	for _, k := range []string{"grade", "controlBehavior", "paramIdx", "highestSystemLoad", "highestCpuUsage", "timeWindow", "count", "limitApp", "resourceMode", "intervalSec", "paramItem"} {
+		if m.has(k) {
+			return "sentinel"
+		}
+	}
 	return ""
+}
+
+// hasFold is true when m has key in any case, as encoding/json matches.
+func hasFold(m mapping, key string) bool {
+	for _, k := range m.keys() {
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeText renders a node back to YAML, for content sniffing.
@@ -298,15 +380,25 @@ func nodeText(n *yaml.Node) []byte {
 	return b
 }
 
-// parseDocs parses JSON or YAML (every document of a multi-document YAML
-// file) into node trees with line numbers. JSON is checked with
+// parseDocs parses JSON, TOML or YAML (every document of a multi-document
+// YAML file) into node trees with line numbers. JSON is checked with
 // encoding/json first so that its syntax errors name the line where the
-// JSON breaks.
+// JSON breaks; a header of comment lines before it (// …, # …, /* … */,
+// a licence) is read as blank lines. TOML is read when looksTOML says so
+// and the text is not JSON.
 func parseDocs(name string, data []byte) ([]*yaml.Node, error) {
+	data = blankCommentHeader(data)
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\ufeff")))
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		var v any
 		if err := json.Unmarshal(trimmed, &v); err != nil {
+			if trimmed[0] == '[' && looksTOML(name, data) {
+				root, terr := parseTOML(name, data)
+				if terr != nil {
+					return nil, terr
+				}
+				return []*yaml.Node{root}, nil
+			}
 			off := int64(0)
 			var se *json.SyntaxError
 			var te *json.UnmarshalTypeError
@@ -320,6 +412,12 @@ func parseDocs(name string, data []byte) ([]*yaml.Node, error) {
 			line := 1 + bytes.Count(data[:min(int(off)+lead, len(data))], []byte("\n"))
 			return nil, fmt.Errorf("%s:%d: the JSON does not parse (%s); fix the syntax there", name, line, oneLine(err))
 		}
+	} else if looksTOML(name, data) {
+		root, err := parseTOML(name, data)
+		if err != nil {
+			return nil, err
+		}
+		return []*yaml.Node{root}, nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node
@@ -358,6 +456,9 @@ func oneLine(err error) string {
 type doc struct {
 	file string
 	all  []*yaml.Node // every document of a multi-document file
+	// crd holds the sentinel-golang rules read from its Kubernetes CRDs,
+	// whose controllers convert string enums and scale some thresholds.
+	crd map[*yaml.Node]bool
 }
 
 // errAt is a one-line error at n's line naming the field.

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -39,6 +40,7 @@ type resourceRow struct {
 	whatDegrade              []string
 	notes, keys              []string
 	responses, breakerExists bool
+	gatewayParams            int // GatewayFlowRules with a paramItem so far
 }
 
 func (rr *resourceRows) get(name, pos string) *resourceRow {
@@ -65,43 +67,70 @@ func (rr *resourceRows) rules() []Rule {
 		what := append(append(append([]string{}, r.whatParam...), r.whatFlow...), r.whatDegrade...)
 		out = append(out, Rule{
 			Name: name, Source: r.pos, What: strings.Join(what, " + "), Spec: strings.Join(stages, "+"),
-			Notes: r.notes, KeyColumns: r.keys, NeedsResponses: r.responses,
+			Notes: r.notes, KeyColumns: r.keys, NeedsResponses: r.responses, Scope: name,
 		})
 	}
 	return out
 }
 
-// sentinelJava reads Sentinel (Java) rule JSON: an array of one kind of
-// rule (FlowRule, DegradeRule, ParamFlowRule or SystemRule, told apart by
-// their fields), one rule object, or a map of kinds {"flowRules": [...],
+// sentinelJavaDocs reads Sentinel (Java) rule JSON, every document of the
+// file together: an array of rules of any kind (FlowRule, DegradeRule,
+// ParamFlowRule, SystemRule, GatewayFlowRule, told apart by their
+// fields; the dashboard's rule entities, FlowRuleEntity and the others,
+// carry the same fields, and ParamFlowRuleEntity nests its rule under
+// "rule"), one rule object, or a map of kinds {"flowRules": [...],
 // "degradeRules": [...], "paramFlowRules": [...], "systemRules": [...]}.
-func (d *doc) sentinelJava(root *yaml.Node) ([]Rule, error) {
+// As Sentinel's rule managers do, a rule its validation refuses is
+// dropped (an Inactive rule, with the validation quoted) and the others
+// load; only a document that does not parse refuses the file.
+func (d *doc) sentinelJavaDocs(roots []*yaml.Node) ([]Rule, error) {
 	var groups []ruleGroup
-	m := mp(root)
-	switch {
-	case root.Kind == yaml.MappingNode && (m.has("flowRules") || m.has("degradeRules") || m.has("paramFlowRules") || m.has("systemRules")):
-		for _, k := range m.keys() {
-			v := m.get(k)
-			switch k {
-			case "flowRules", "degradeRules", "paramFlowRules", "systemRules":
-				if v.Kind != yaml.SequenceNode {
-					return nil, d.errAt(v, "%s must be a list of rules, got %s", k, kindName(v))
+	for _, root := range roots {
+		m := mp(root)
+		switch {
+		case root.Kind == yaml.MappingNode && (m.has("flowRules") || m.has("degradeRules") || m.has("paramFlowRules") || m.has("systemRules") || m.has("gatewayFlowRules")):
+			for _, k := range m.keys() {
+				v := m.get(k)
+				switch k {
+				case "flowRules", "degradeRules", "paramFlowRules", "systemRules", "gatewayFlowRules":
+					if v.Kind != yaml.SequenceNode {
+						return nil, d.errAt(v, "%s must be a list of rules, got %s", k, kindName(v))
+					}
+					groups = append(groups, ruleGroup{strings.TrimSuffix(k, "s"), unwrapEntities(v.Content)})
+				default:
+					return nil, d.errAt(m.keyNode(k), "%q is not a kind of Sentinel rule; use flowRules, degradeRules, paramFlowRules, systemRules or gatewayFlowRules", k)
 				}
-				groups = append(groups, ruleGroup{strings.TrimSuffix(k, "s"), v.Content})
-			default:
-				return nil, d.errAt(m.keyNode(k), "%q is not a kind of Sentinel rule; use flowRules, degradeRules, paramFlowRules or systemRules", k)
+			}
+		case root.Kind == yaml.SequenceNode:
+			for _, it := range unwrapEntities(root.Content) {
+				groups = append(groups, ruleGroup{javaKind(it), []*yaml.Node{it}})
+			}
+		default:
+			for _, it := range unwrapEntities([]*yaml.Node{root}) {
+				groups = append(groups, ruleGroup{javaKind(it), []*yaml.Node{it}})
 			}
 		}
-	case root.Kind == yaml.SequenceNode:
-		for _, it := range root.Content {
-			groups = append(groups, ruleGroup{javaKind(it), []*yaml.Node{it}})
-		}
-	default:
-		groups = append(groups, ruleGroup{javaKind(root), []*yaml.Node{root}})
 	}
 	return d.translate(groups, "a Sentinel rule", "java", "systemRule", d.javaSystem, map[string]func(*yaml.Node, *resourceRows) error{
-		"flowRule": d.javaFlow, "degradeRule": d.javaDegrade, "paramFlowRule": d.javaParam,
+		"flowRule": d.javaFlow, "degradeRule": d.javaDegrade, "paramFlowRule": d.javaParam, "gatewayFlowRule": d.javaGateway,
 	})
+}
+
+// unwrapEntities replaces each dashboard entity that nests its rule
+// (sentinel-dashboard's AbstractRuleEntity: ParamFlowRuleEntity,
+// AuthorityRuleEntity, {"id", "app", "ip", "port", "rule": {...},
+// "gmtCreate", "gmtModified"}) by its rule. The flat entities
+// (FlowRuleEntity, DegradeRuleEntity, SystemRuleEntity) are rules with
+// extra fields, read as they are.
+func unwrapEntities(list []*yaml.Node) []*yaml.Node {
+	out := make([]*yaml.Node, 0, len(list))
+	for _, it := range list {
+		if r := mp(it).get("rule"); r != nil && r.Kind == yaml.MappingNode {
+			it = r
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // ruleGroup is the rules of one kind, in file order.
@@ -112,10 +141,12 @@ type ruleGroup struct {
 
 // translate runs every rule through its kind's translator: per-resource
 // kinds into chains (resourceRows), the system kind into one merged row,
-// listed first.
+// listed first; the rules the product drops (Inactive) and those the lab
+// does not simulate (NotSimulated) come last, in file order.
 func (d *doc) translate(groups []ruleGroup, what, flavor, systemKind string, system func(*yaml.Node, *systemMerge) error, per map[string]func(*yaml.Node, *resourceRows) error) ([]Rule, error) {
 	var rr resourceRows
 	var sys *systemMerge
+	var aside []Rule
 	for _, g := range groups {
 		for _, it := range g.items {
 			if it.Kind != yaml.MappingNode {
@@ -130,7 +161,18 @@ func (d *doc) translate(groups []ruleGroup, what, flavor, systemKind string, sys
 			} else {
 				err = per[g.kind](it, &rr)
 			}
-			if err != nil {
+			var de *dropErr
+			var ne *notSimErr
+			switch {
+			case errors.As(err, &de):
+				r := Rule{Name: nameOr(de.res), Source: d.pos(de.n), What: de.what, Outcome: Inactive, Why: de.why, Scope: de.res}
+				if g.kind == systemKind {
+					r.Name, r.Scope = "system", "global"
+				}
+				aside = append(aside, r)
+			case errors.As(err, &ne):
+				aside = append(aside, Rule{Name: nameOr(ne.res), Source: d.pos(ne.n), What: ne.what, Outcome: NotSimulated, Why: ne.why, Scope: ne.res})
+			case err != nil:
 				return nil, err
 			}
 		}
@@ -143,7 +185,14 @@ func (d *doc) translate(groups []ruleGroup, what, flavor, systemKind string, sys
 		}
 		out = append(out, r)
 	}
-	return append(out, rr.rules()...), nil
+	return append(append(out, rr.rules()...), aside...), nil
+}
+
+func nameOr(res string) string {
+	if strings.TrimSpace(res) == "" {
+		return "(no resource)"
+	}
+	return res
 }
 
 // javaKind tells a Sentinel rule's class from its fields.
@@ -152,6 +201,8 @@ func javaKind(n *yaml.Node) string {
 	switch {
 	case m.has("highestSystemLoad") || m.has("highestCpuUsage") || m.has("avgRt") || m.has("maxThread") || (m.has("qps") && !m.has("resource")):
 		return "systemRule"
+	case m.has("resourceMode") || m.has("intervalSec") || m.has("paramItem") || m.has("maxQueueingTimeoutMs"):
+		return "gatewayFlowRule"
 	case m.has("paramIdx") || m.has("paramFlowItemList") || m.has("durationInSec") || m.has("burstCount"):
 		return "paramFlowRule"
 	case m.has("timeWindow") || m.has("minRequestAmount") || m.has("slowRatioThreshold") || m.has("statIntervalMs"):
@@ -160,26 +211,73 @@ func javaKind(n *yaml.Node) string {
 	return "flowRule"
 }
 
-// resourceOf reads a rule's resource, which every per-resource rule needs.
+// resourceOf reads a rule's resource; a rule without one is dropped, as
+// every rule manager's isValidRule refuses a blank resource.
 func resourceOf(f *fields) (string, error) {
 	res, err := f.str("resource", "")
 	if err == nil && strings.TrimSpace(res) == "" {
-		err = f.d.errAt(f.m.n, "%s has no resource; Sentinel ignores a rule without one, so add \"resource\": \"NAME\"", f.what)
+		err = f.drop("", "it has no resource, and Sentinel drops a rule whose resource is blank (isValidRule: StringUtil.isBlank(rule.getResource()))")
 	}
 	return res, err
 }
 
-// commonJava notes the fields every Java rule may carry that the lab does
-// not simulate.
-func commonJava(f *fields, notes *[]string) error {
-	f.node("limitApp") // read by javaFlow: only FlowRuleChecker filters by origin
+// javaCluster reads clusterMode and clusterConfig as FlowRuleUtil
+// (checkClusterField) and ParamFlowRuleUtil (checkCluster) validate
+// them, and as FlowRuleChecker.passClusterCheck runs them: each request
+// asks the token server; when no token service is there or the request
+// fails, fallbackToLocalOrPass checks the rule locally if
+// clusterConfig.fallbackToLocalWhenFail (the default, true) and else
+// passes it. The lab has no token server: a valid cluster rule with
+// fallback runs as its local check (a note says so); without fallback it
+// is NotSimulated (Sentinel would pass every request). flow says the
+// FlowRule checks (a cluster strategy of 0 only).
+func javaCluster(f *fields, res string, flow bool, notes *[]string) error {
 	cluster, err := f.boolean("clusterMode", false)
+	if err != nil || !cluster {
+		f.node("clusterConfig")
+		return err
+	}
+	validator, checker := "ParamFlowRuleUtil.checkCluster", "ParamFlowChecker"
+	if flow {
+		validator, checker = "FlowRuleUtil.checkClusterField", "FlowRuleChecker"
+	}
+	cc := f.node("clusterConfig")
+	if cc == nil || cc.Kind != yaml.MappingNode {
+		return f.drop(res, "clusterMode true without a clusterConfig, and Sentinel drops such a rule (%s: clusterConfig == null)", validator)
+	}
+	g, err := f.d.fields(cc, "clusterConfig")
 	if err != nil {
 		return err
 	}
-	if cluster {
-		*notes = append(*notes, "clusterMode true: not simulated; the row is the rule checked locally, as Sentinel falls back when the token server is unreachable")
+	id, e1 := g.num("flowId", 0)
+	samples, e2 := g.whole("sampleCount", 10)
+	window, e3 := g.whole("windowIntervalMs", 1000)
+	strategy, e4 := g.whole("strategy", 0)
+	fallback, e5 := g.boolean("fallbackToLocalWhenFail", true)
+	if err := first(e1, e2, e3, e4, e5); err != nil {
+		return err
 	}
+	switch {
+	case id <= 0:
+		return f.drop(res, "clusterMode true with no positive clusterConfig.flowId, and Sentinel drops such a rule (%s: validClusterRuleId)", validator)
+	case samples <= 0 || window <= 0 || window%samples != 0:
+		return f.drop(res, "clusterConfig sampleCount %d, windowIntervalMs %d: Sentinel drops the rule (FlowRuleUtil.isWindowConfigValid: both positive, the interval a multiple of the count)", samples, window)
+	case flow && strategy != 0:
+		return f.drop(res, "clusterConfig.strategy %d: Sentinel drops the rule (FlowRuleUtil.checkClusterField accepts only FLOW_CLUSTER_STRATEGY_NORMAL, 0)", strategy)
+	}
+	if !fallback {
+		return f.notSim(res, "clusterMode true with clusterConfig.fallbackToLocalWhenFail false: each request asks the token server, and when none answers Sentinel passes it (%s.fallbackToLocalOrPass); the lab simulates no token server, so it has no row for this rule", checker)
+	}
+	*notes = append(*notes, fmt.Sprintf("clusterMode true (flowId %s): the token server is not simulated; the row is the rule's local check, which is what Sentinel runs when the token server is unreachable (clusterConfig.fallbackToLocalWhenFail true, %s.fallbackToLocalOrPass); with a token server the cluster-wide threshold would apply instead", fmtNum(id), checker))
+	return nil
+}
+
+// commonJava notes the fields every Java rule may carry that the lab does
+// not simulate (the dashboard entities' app, ip, port, gmtCreate,
+// gmtModified among them).
+func commonJava(f *fields, notes *[]string) error {
+	f.node("limitApp") // read by javaFlow: only FlowRuleChecker filters by origin
+	f.node("clusterMode")
 	f.node("clusterConfig")
 	f.node("id")
 	f.node("app")
@@ -194,7 +292,12 @@ func commonJava(f *fields, notes *[]string) error {
 }
 
 // javaFlow translates a FlowRule: FlowRuleUtil.generateRater picks the
-// controller from grade and controlBehavior.
+// controller from grade and controlBehavior. A rule FlowRuleUtil.isValidRule
+// refuses is dropped; count 0 (valid: count >= 0) blocks every request, as
+// every controller does with it (DefaultController: passQps + acquire >
+// 0; RateLimiterController: count <= 0 returns false; WarmUpController:
+// warningToken and maxToken are 0, its slope infinite, so its warning QPS
+// is NaN and passQps + acquire <= NaN fails).
 func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 	f, err := d.fields(n, "FlowRule")
 	if err != nil {
@@ -204,56 +307,81 @@ func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 	if err != nil {
 		return err
 	}
-	row := rr.get(res, d.pos(n))
-	grade, e1 := f.choice("grade", 1, 0, "THREAD", "QPS")
-	count, e2 := f.positive("count", 0)
-	strategy, e3 := f.choice("strategy", 0, 0, "DIRECT", "RELATE", "CHAIN")
+	grade, e1 := f.num("grade", 1)
+	count, e2 := f.num("count", 0)
+	strategy, e3 := f.whole("strategy", 0)
 	ref, e4 := f.str("refResource", "")
 	behavior, e5 := f.whole("controlBehavior", 0)
 	warm, e6 := f.whole("warmUpPeriodSec", 10)
 	queue, e7 := f.whole("maxQueueingTimeMs", 500)
-	if err := first(e1, e2, e3, e4, e5, e6, e7, commonJava(f, &row.notes)); err != nil {
+	regex, e8 := f.boolean("regex", false)
+	cluster, e9 := f.boolean("clusterMode", false)
+	var notes []string
+	if err := first(e1, e2, e3, e4, e5, e6, e7, e8, e9, commonJava(f, &notes)); err != nil {
+		return err
+	}
+	const v = "FlowRuleUtil.isValidRule"
+	switch {
+	case count < 0:
+		return f.drop(res, "count %s is negative, and Sentinel drops the rule (%s: count >= 0)", fmtNum(count), v)
+	case grade != 0 && grade != 1:
+		return f.drop(res, "grade %s is neither 0 (THREAD) nor 1 (QPS), and Sentinel drops the rule (%s)", fmtNum(grade), v)
+	case strategy < 0 || behavior < 0:
+		return f.drop(res, "strategy or controlBehavior is negative, and Sentinel drops the rule (%s)", v)
+	case regex && (cluster || behavior != 0):
+		return f.drop(res, "regex true with clusterMode or a controlBehavior other than 0, and Sentinel drops the rule (FlowRuleUtil.checkRegexField)")
+	case grade == 1 && (strategy == 1 || strategy == 2) && strings.TrimSpace(ref) == "":
+		return f.drop(res, "strategy %d (%s) without a refResource, and Sentinel drops the rule (FlowRuleUtil.checkStrategyField)", strategy, []string{"", "RELATE", "CHAIN"}[strategy])
+	case grade == 1 && (behavior == 1 || behavior == 3) && warm <= 0:
+		return f.drop(res, "warmUpPeriodSec %d: a warm-up rule needs a positive period, and Sentinel drops it (FlowRuleUtil.checkControlBehaviorField)", warm)
+	case grade == 1 && (behavior == 2 || behavior == 3) && queue <= 0:
+		return f.drop(res, "maxQueueingTimeMs %d: a rate-limiter rule needs a positive queueing time, and Sentinel drops it (FlowRuleUtil.checkControlBehaviorField)", queue)
+	}
+	if err := javaCluster(f, res, grade == 1, &notes); err != nil {
 		return err
 	}
 	app, err := f.str("limitApp", "default")
 	if err != nil {
 		return err
 	}
+	row := rr.get(res, d.pos(n))
+	row.notes = append(row.notes, notes...)
 	if app != "default" && app != "" {
 		// FlowRuleChecker.selectNodeByRequesterAndStrategy: a request
 		// without an origin is checked only by rules for "default".
 		row.notes = append(row.notes, fmt.Sprintf("FlowRule at %s (limitApp %q): left out; it applies only to requests from that origin, and a replayed request has none, so Sentinel checks only the \"default\" rules", d.pos(n), app))
 		return nil
 	}
-	if !f.m.has("count") {
-		return d.errAt(n, "FlowRule of %q has no count; add \"count\": N (the threshold)", res)
-	}
-	if behavior < 0 {
-		return f.errf("controlBehavior", "is negative; use 0 (reject), 1 (warm up), 2 (rate limiter) or 3 (warm up + rate limiter)")
-	}
-	if strategy != 0 {
-		row.notes = append(row.notes, fmt.Sprintf("strategy %d (%s, refResource %q): not simulated; the row limits the resource's own traffic", strategy, []string{"", "RELATE", "CHAIN"}[strategy], ref))
-	}
-	if count == 0 {
-		return f.errf("count", "is 0, which blocks every request; the lab's limiters need a positive limit, so drop the rule or give a positive count")
+	// FlowRuleChecker.selectReferenceNode: RELATE counts refResource's
+	// cluster node, CHAIN applies only to calls entered through the
+	// context named refResource; neither is this resource's own traffic.
+	switch {
+	case strategy == 1 && strings.TrimSpace(ref) != "":
+		return f.notSim(res, "strategy 1 (RELATE, refResource %q): Sentinel limits this resource when %q's QPS passes the count (FlowRuleChecker.selectReferenceNode reads its cluster node); the lab replays one traffic, so it does not simulate this rule", clip(ref), clip(ref))
+	case strategy == 2 && strings.TrimSpace(ref) != "":
+		return f.notSim(res, "strategy 2 (CHAIN, refResource %q): Sentinel applies it only to calls entered through the context %q (FlowRuleChecker.selectReferenceNode); replayed requests carry no context, so the lab does not simulate this rule", clip(ref), clip(ref))
+	case strategy != 0:
+		row.notes = append(row.notes, fmt.Sprintf("strategy %d without a refResource: FlowRuleChecker.selectReferenceNode has no node for it, so Sentinel checks the resource's own traffic, as the row does", strategy))
 	}
 	c := fmtNum(count)
 	var s, what string
-	if grade == 0 {
+	switch {
+	case count == 0:
+		if !f.m.has("count") {
+			row.notes = append(row.notes, "count: absent, so 0 (FlowRule's default), which blocks every request")
+		}
+		s = spec("sentinel-param", "count", "0", "key", "*")
+		what = fmt.Sprintf("FlowRule grade=%s controlBehavior=%d count=0", []string{"THREAD", "QPS"}[int(grade)], behavior)
+		row.notes = append(row.notes, "count 0: Sentinel blocks every request of the resource (the controller admits nothing at a threshold of 0); the row is sentinel-param with count 0 on one shared value (key=*), which blocks every request too")
+	case grade == 0:
 		s = spec("concurrency", "limit", c)
 		what = fmt.Sprintf("FlowRule grade=THREAD count=%s", c)
 		row.responses = true
 		if behavior != 0 {
 			row.notes = append(row.notes, fmt.Sprintf("controlBehavior %d: ignored for THREAD grade (FlowRuleUtil.generateRater builds a DefaultController)", behavior))
 		}
-	} else {
+	default:
 		what = fmt.Sprintf("FlowRule grade=QPS controlBehavior=%d count=%s", behavior, c)
-		if (behavior == 1 || behavior == 3) && warm <= 0 {
-			return f.errf("warmUpPeriodSec", "is %d; a warm-up rule needs a positive period (Sentinel ignores it otherwise)", warm)
-		}
-		if (behavior == 2 || behavior == 3) && queue <= 0 {
-			return f.errf("maxQueueingTimeMs", "is %d; a rate-limiter rule needs a positive queueing time (Sentinel ignores it otherwise)", queue)
-		}
 		switch behavior {
 		case 1:
 			s = spec("warm-up", "limit", c, "warm-up", fmt.Sprintf("%ds", warm))
@@ -276,7 +404,8 @@ func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 	return nil
 }
 
-// javaDegrade translates a DegradeRule into circuit-breaker.
+// javaDegrade translates a DegradeRule into circuit-breaker; a rule
+// DegradeRuleManager.isValidRule refuses is dropped.
 func (d *doc) javaDegrade(n *yaml.Node, rr *resourceRows) error {
 	f, err := d.fields(n, "DegradeRule")
 	if err != nil {
@@ -286,28 +415,35 @@ func (d *doc) javaDegrade(n *yaml.Node, rr *resourceRows) error {
 	if err != nil {
 		return err
 	}
-	row := rr.get(res, d.pos(n))
-	grade, e1 := f.choice("grade", 0, 0, "RT", "EXCEPTION_RATIO", "EXCEPTION_COUNT")
-	count, e2 := f.nonNegative("count", 0)
+	grade, e1 := f.whole("grade", 0)
+	count, e2 := f.num("count", 0)
 	tw, e3 := f.whole("timeWindow", 0)
 	minReq, e4 := f.whole("minRequestAmount", 5)
 	slow, e5 := f.num("slowRatioThreshold", 1)
 	stat, e6 := f.whole("statIntervalMs", 1000)
-	if err := first(e1, e2, e3, e4, e5, e6, commonJava(f, &row.notes)); err != nil {
+	var notes []string
+	if err := first(e1, e2, e3, e4, e5, e6, commonJava(f, &notes)); err != nil {
 		return err
 	}
+	const v = "DegradeRuleManager.isValidRule"
 	switch {
+	case count < 0:
+		return f.drop(res, "count %s is negative, and Sentinel drops the rule (%s: count >= 0)", fmtNum(count), v)
 	case tw <= 0:
-		return f.errf("timeWindow", "is %d; give the seconds the breaker stays open, at least 1 (Sentinel ignores the rule otherwise)", tw)
+		return f.drop(res, "timeWindow %d: the breaker needs at least 1 s open, and Sentinel drops the rule (%s: timeWindow > 0)", tw, v)
 	case minReq <= 0:
-		return f.errf("minRequestAmount", "is %d; give at least 1 (Sentinel ignores the rule otherwise)", minReq)
+		return f.drop(res, "minRequestAmount %d, and Sentinel drops the rule (%s: minRequestAmount > 0)", minReq, v)
 	case stat <= 0:
-		return f.errf("statIntervalMs", "is %d; give at least 1 (Sentinel ignores the rule otherwise)", stat)
+		return f.drop(res, "statIntervalMs %d, and Sentinel drops the rule (%s: statIntervalMs > 0)", stat, v)
+	case grade < 0 || grade > 2:
+		return f.drop(res, "grade %d is not 0 (RT), 1 (EXCEPTION_RATIO) or 2 (EXCEPTION_COUNT), and Sentinel drops the rule (%s)", grade, v)
 	case grade == 0 && (slow < 0 || slow > 1):
-		return f.errf("slowRatioThreshold", "is %v; give a ratio from 0 to 1", slow)
+		return f.drop(res, "slowRatioThreshold %s is not from 0 to 1, and Sentinel drops the rule (%s)", fmtNum(slow), v)
 	case grade == 1 && count > 1:
-		return f.errf("count", "is %v; an exception-ratio rule's count is a ratio from 0 to 1", count)
+		return f.drop(res, "count %s: an exception-ratio rule's count is a ratio from 0 to 1, and Sentinel drops the rule (%s)", fmtNum(count), v)
 	}
+	row := rr.get(res, d.pos(n))
+	row.notes = append(row.notes, notes...)
 	if row.breakerExists {
 		row.notes = append(row.notes, fmt.Sprintf("DegradeRule at %s: not simulated; the lab's chain holds one circuit breaker per resource, the first", d.pos(n)))
 		return nil
@@ -339,7 +475,8 @@ func (d *doc) javaDegrade(n *yaml.Node, rr *resourceRows) error {
 	return nil
 }
 
-// javaParam translates a ParamFlowRule (QPS grade) into sentinel-param.
+// javaParam translates a ParamFlowRule (QPS grade) into sentinel-param; a
+// rule ParamFlowRuleUtil.isValidRule refuses is dropped.
 func (d *doc) javaParam(n *yaml.Node, rr *resourceRows) error {
 	f, err := d.fields(n, "ParamFlowRule")
 	if err != nil {
@@ -349,31 +486,43 @@ func (d *doc) javaParam(n *yaml.Node, rr *resourceRows) error {
 	if err != nil {
 		return err
 	}
-	row := rr.get(res, d.pos(n))
-	grade, e1 := f.choice("grade", 1, 0, "THREAD", "QPS")
+	grade, e1 := f.whole("grade", 1)
 	idx, e2 := f.whole("paramIdx", -1<<40)
-	count, e3 := f.nonNegative("count", 0)
+	count, e3 := f.num("count", 0)
 	behavior, e4 := f.whole("controlBehavior", 0)
 	queue, e5 := f.whole("maxQueueingTimeMs", 0)
 	burst, e6 := f.whole("burstCount", 0)
 	dur, e7 := f.whole("durationInSec", 1)
-	if err := first(e1, e2, e3, e4, e5, e6, e7, commonJava(f, &row.notes)); err != nil {
+	var notes []string
+	if err := first(e1, e2, e3, e4, e5, e6, e7, commonJava(f, &notes)); err != nil {
+		return err
+	}
+	const v = "ParamFlowRuleUtil.isValidRule"
+	switch {
+	case idx == -1<<40:
+		return f.drop(res, "it has no paramIdx, and Sentinel drops the rule (%s: paramIdx != null)", v)
+	case count < 0:
+		return f.drop(res, "count %s is negative, and Sentinel drops the rule (%s: count >= 0)", fmtNum(count), v)
+	case grade < 0 || behavior < 0:
+		return f.drop(res, "grade or controlBehavior is negative, and Sentinel drops the rule (%s)", v)
+	case burst < 0:
+		return f.drop(res, "burstCount %d is negative, and Sentinel drops the rule (%s: burstCount >= 0)", burst, v)
+	case dur <= 0:
+		return f.drop(res, "durationInSec %d, and Sentinel drops the rule (%s: durationInSec > 0)", dur, v)
+	case queue < 0:
+		return f.drop(res, "maxQueueingTimeMs %d is negative, and Sentinel drops the rule (%s: maxQueueingTimeMs >= 0)", queue, v)
+	}
+	if err := javaCluster(f, res, false, &notes); err != nil {
 		return err
 	}
 	switch {
-	case idx == -1<<40:
-		return d.errAt(n, "ParamFlowRule of %q has no paramIdx; add \"paramIdx\": 0 (the first argument, trace column key)", res)
 	case idx < 0:
-		return f.errf("paramIdx", "is %d, counted from the end of the arguments; the lab reads argument i from column key, key2, …, so give a non-negative index", idx)
-	case burst < 0:
-		return f.errf("burstCount", "is negative; give 0 or more")
-	case dur <= 0:
-		return f.errf("durationInSec", "is %d; give at least 1 (Sentinel ignores the rule otherwise)", dur)
-	case queue < 0:
-		return f.errf("maxQueueingTimeMs", "is negative; give 0 or more")
+		return f.notSim(res, "paramIdx %d counts from the end of the arguments; the lab reads argument i from column key, key2, …, so it cannot place this one (give a non-negative index)", idx)
 	case grade == 0:
-		return f.errf("grade", "is 0 (THREAD): hot-parameter thread limits are not simulated; use grade 1 (QPS)")
+		return f.notSim(res, "grade 0 (THREAD): hot-parameter thread limits are not simulated; the lab simulates grade 1 (QPS)")
 	}
+	row := rr.get(res, d.pos(n))
+	row.notes = append(row.notes, notes...)
 	items, err := d.paramItems(f, "paramFlowItemList", &row.notes)
 	if err != nil {
 		return err
@@ -536,7 +685,7 @@ func (s *systemMerge) rule(flavor string) (Rule, error) {
 	notes := append([]string{"system rules apply to every inbound resource; the lab shows them merged as one row, as SystemRuleManager merges them (the smallest threshold of each kind)"}, s.notes...)
 	return Rule{
 		Name: "system", Source: s.pos, What: fmt.Sprintf("%d SystemRule(s), merged", s.sources),
-		Spec: spec("sentinel-system", kv...), Notes: notes, NeedsResponses: s.set[3] || s.set[4],
+		Spec: spec("sentinel-system", kv...), Notes: notes, NeedsResponses: s.set[3] || s.set[4], Scope: "global",
 	}, nil
 }
 

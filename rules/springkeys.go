@@ -155,7 +155,8 @@ func canonR4j(root *yaml.Node) {
 	r4j := mp(root).get("resilience4j")
 	rename(r4j, named("ratelimiter"))
 	rl := mp(r4j).get("ratelimiter")
-	rename(rl, named("configs", "instances"))
+	rename(rl, named("configs", "instances", "limiters"))
+	mergeLimiters(rl)
 	for _, group := range []string{"configs", "instances"} {
 		g := mp(rl).get(group)
 		for _, name := range mp(g).keys() {
@@ -173,4 +174,35 @@ func hasTopKey(m mapping, name string) bool {
 		}
 	}
 	return false
+}
+
+// mergeLimiters moves the entries of ratelimiter.limiters into
+// ratelimiter.instances: resilience4j's CommonRateLimiterConfigurationProperties
+// keeps "limiters" for backwards compatibility, its getLimiters() returning
+// the instances map itself, so Spring binds both keys into one map.
+func mergeLimiters(rl *yaml.Node) {
+	if rl == nil || rl.Kind != yaml.MappingNode {
+		return
+	}
+	li := -1
+	for i := 0; i+1 < len(rl.Content); i += 2 {
+		if rl.Content[i].Value == "limiters" {
+			li = i
+		}
+	}
+	if li < 0 {
+		return
+	}
+	lim := rl.Content[li+1]
+	inst := mp(rl).get("instances")
+	if inst == nil || inst.Kind != yaml.MappingNode {
+		rl.Content[li].Value = "instances"
+		return
+	}
+	if lim.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(lim.Content); i += 2 {
+			insertPath(inst, []string{lim.Content[i].Value}, lim.Content[i], lim.Content[i+1])
+		}
+	}
+	rl.Content = append(rl.Content[:li], rl.Content[li+2:]...)
 }

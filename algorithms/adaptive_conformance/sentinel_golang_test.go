@@ -120,6 +120,9 @@ func TestSystemMatchesSentinelGolang(t *testing.T) {
 		{"sentinel-system:max-thread=4,flavor=go", []*system.Rule{{MetricType: system.Concurrency, TriggerCount: 4}}},
 		{"sentinel-system:qps=60,flavor=go", []*system.Rule{{MetricType: system.InboundQPS, TriggerCount: 60}}},
 		{"sentinel-system:avg-rt=12,flavor=go", []*system.Rule{{MetricType: system.AvgRT, TriggerCount: 12}}},
+		// Float thresholds (issue 33): concurrency < 3.5, avgRT < 12.5.
+		{"sentinel-system:max-thread=3.5,flavor=go", []*system.Rule{{MetricType: system.Concurrency, TriggerCount: 3.5}}},
+		{"sentinel-system:avg-rt=12.5,flavor=go", []*system.Rule{{MetricType: system.AvgRT, TriggerCount: 12.5}}},
 		{"sentinel-system:load=1,flavor=go,strategy=bbr", []*system.Rule{{MetricType: system.Load, TriggerCount: 1, Strategy: system.BBR}}},
 		{"sentinel-system:load=1,flavor=go", []*system.Rule{{MetricType: system.Load, TriggerCount: 1, Strategy: system.NoAdaptive}}},
 		{"sentinel-system:cpu=0.5,flavor=go,strategy=bbr", []*system.Rule{{MetricType: system.CpuUsage, TriggerCount: 0.5, Strategy: system.BBR}}},

@@ -41,35 +41,51 @@ func NewCmdRules(io *IOStreams, runF func(context.Context, *ExplainOptions) erro
 		Long: `Rules reads the rate-limiting rules you already run and says what each
 becomes in the lab. The same files go to run and tune with --rules FILE.
 
-Formats, detected from the content (--rules-format to force one):
+Formats, detected from each document's structure (apiVersion and kind,
+top-level keys, TOML tables), then its content (--rules-format to force
+one); a ConfigMap's data keys are read as files, other Kubernetes kinds
+are skipped with a note:
   sentinel         Sentinel (Java) rule JSON: FlowRule, DegradeRule,
-                   ParamFlowRule, SystemRule; a list or {"flowRules": [...], ...}
+                   ParamFlowRule, SystemRule, GatewayFlowRule, dashboard
+                   entities; a list or {"flowRules": [...], ...}
   sentinel-go      sentinel-golang rules (flow, isolation, hotspot,
-                   circuitbreaker, system), JSON or YAML
+                   circuitbreaker, system), JSON or YAML, or its
+                   datasource.sentinel.io CRDs
   nginx            nginx.conf: limit_req_zone, limit_req, limit_conn_zone,
                    limit_conn, their _status and _dry_run, include (globs;
                    --nginx-prefix for /etc/nginx paths); nginx files given
                    together (or a directory) are one configuration
   ingress-nginx    Ingress annotations limit-rps, limit-rpm,
                    limit-burst-multiplier, limit-connections
-  envoy-local      Envoy's local_ratelimit filter (token_bucket, descriptors)
-  envoy-ratelimit  envoyproxy/ratelimit's configuration (domain, descriptors)
+  envoy-local      Envoy's local_ratelimit filter (token_bucket, descriptors,
+                   filter_enabled/filter_enforced fractions)
+  envoy-ratelimit  envoyproxy/ratelimit's configuration (domain, descriptors),
+                   refused where the service refuses it
   spring           Spring Cloud Gateway application.yml (RequestRateLimiter)
-  traefik          Traefik dynamic configuration (rateLimit middlewares)
-  kong             Kong declarative configuration (rate-limiting plugin)
-  resilience4j     resilience4j.ratelimiter.instances in application.yml
+  traefik          Traefik dynamic configuration, YAML or TOML (rateLimit
+                   middlewares), or Middleware resources
+  kong             Kong declarative or decK file (rate-limiting plugins at the
+                   top level, under services, routes and consumers;
+                   _plugin_configs)
+  resilience4j     resilience4j.ratelimiter.instances (or limiters) in application.yml
                    (dotted and kebab-case keys too)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	explain := &cobra.Command{
 		Use:   "explain FILE|DIR...",
-		Short: "Print each rule, the spec it becomes and every field it ignores",
-		Long: `Explain prints, for every rule of each file, the row it becomes: its name
-(the resource, zone, location or route), where it is in the file, the
-lab spec or chain that makes the same decisions (copy it into --algo to
-edit it), the trace columns it reads, and every field the lab ignores or
-cannot honour, with the reason.
+		Short: "Print each rule, its outcome, the spec it becomes and every field it ignores",
+		Long: `Explain prints, for every rule of each file, what the lab does with it:
+its name (the resource, zone, location or route), where it is in the
+file, its scope in the product (global, or a Kong service, route or
+consumer), and its outcome. A translated rule shows the lab spec or chain
+that makes the same decisions (copy it into --algo to edit it) and the
+trace columns it reads; an inactive rule (the product accepts it but
+limits nothing: a disabled Kong plugin, a Traefik average of 0) and a
+rule the lab does not simulate (Kong's limit_by path, nginx's limit_conn
+in a stream block) have no row and say why. Every field the lab ignores
+or cannot honour is a note with the reason; "not simulated:" notes are
+repeated in run's notes.
 
 A directory stands for its files, sorted; in one with an nginx.conf, that
 file (with what it includes) and the other files whose content is rules.

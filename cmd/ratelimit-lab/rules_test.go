@@ -35,8 +35,10 @@ func TestRulesBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": -1}\n]\n"), 0o644)
-	checkBadInput(t, out, "bad.json:3: FlowRule field count: is negative", "run", "poisson", "--rules", bad, "--out", out)
+	// A count that is no number fails the whole document in Sentinel's
+	// JSON parser too (a negative count only drops that rule: inactive).
+	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": \"ten\"}\n]\n"), 0o644)
+	checkBadInput(t, out, `bad.json:3: FlowRule field count: "ten" is not a number`, "run", "poisson", "--rules", bad, "--out", out)
 	checkBadInput(t, out, "--rules-format \"xml\" is unknown", "run", "poisson", "--rules", bad, "--rules-format", "xml", "--out", out)
 	checkBadInput(t, out, "cannot read the rules file", "run", "poisson", "--rules", filepath.Join(dir, "missing.json"), "--out", out)
 	// A THREAD grade rule needs response times, which poisson lacks.
@@ -228,7 +230,7 @@ func TestRulesNoRuleFixIsNotTheCommand(t *testing.T) {
 func TestRulesExplainAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "neg.json")
-	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": -1}\n]\n"), 0o644)
+	os.WriteFile(bad, []byte("[\n {\"resource\": \"a\",\n  \"count\": \"ten\"}\n]\n"), 0o644) // a count Sentinel cannot read refuses the file
 	for _, args := range [][]string{
 		{"rules", "explain", "../../examples/rules/kong.yaml", bad},
 		{"rules", "explain", "../../examples/rules/kong.yaml", "../../examples/rules/nginx.conf", filepath.Join(dir, "missing.yaml")},
