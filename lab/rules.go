@@ -20,6 +20,9 @@ type Rules struct {
 	Files []string
 	// Format is auto (from the content) or one of rules.Formats.
 	Format string
+	// NginxPrefix is where a copy of the server's nginx directory
+	// (/etc/nginx) is, for includes (--nginx-prefix; see rules.Options).
+	NginxPrefix string
 }
 
 // load reads every --rules file; nil when none is given.
@@ -30,13 +33,24 @@ func (o Rules) load() ([]rules.Rule, error) {
 	if len(o.Files) == 0 && o.Format != "auto" && o.Format != "" {
 		return nil, errors.New("--rules-format needs --rules FILE")
 	}
-	var out []rules.Rule
-	for _, f := range o.Files {
-		rs, err := LoadRules(f, o.Format)
-		if err != nil {
-			return nil, err
+	if len(o.Files) == 0 {
+		if o.NginxPrefix != "" {
+			return nil, errors.New("--nginx-prefix needs --rules with an nginx.conf")
 		}
-		out = append(out, rs...)
+		return nil, nil
+	}
+	// Files and directories are read together, so that the nginx files
+	// among them combine into one configuration (LoadRuleSets).
+	sets, err := LoadRuleSets(o.Files, o.Format, o.NginxPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []rules.Rule
+	for _, s := range sets {
+		if s.Fragment != nil {
+			return nil, s.Fragment
+		}
+		out = append(out, s.Rules...)
 	}
 	return out, nil
 }

@@ -252,7 +252,7 @@ func finish(name, format string, read func() ([]Rule, error)) ([]Rule, error) {
 var formatReads = map[string]string{
 	"sentinel":        "FlowRule, DegradeRule, ParamFlowRule, SystemRule and GatewayFlowRule objects, or the dashboard's rule entities (a list or {\"flowRules\": [...], ...})",
 	"sentinel-go":     "flow, isolation, hotspot, circuitbreaker and system rules (a list, a map of kinds, or the datasource.sentinel.io CRDs' spec.rules)",
-	"nginx":           "limit_req in http, server and location blocks (with the limit_req_zone it names)",
+	"nginx":           "limit_req and limit_conn in http, server and location blocks (with the limit_req_zone or limit_conn_zone each names)",
 	"ingress-nginx":   "an Ingress's nginx.ingress.kubernetes.io/limit-rps, limit-rpm and limit-connections annotations",
 	"envoy-local":     "a local_ratelimit filter's token_bucket and descriptors",
 	"envoy-ratelimit": "descriptors with a rate_limit (a ConfigMap's data keys are read as files too)",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -16,15 +15,20 @@ import (
 // tune that import users' own rule files as rows.
 func addRulesFlags(cmd *cobra.Command, o *lab.Rules) {
 	f := cmd.Flags()
-	f.StringArrayVar(&o.Files, "rules", nil, "a rules file (Sentinel JSON, sentinel-golang, nginx.conf, Ingress, Envoy, envoyproxy/ratelimit, Spring, Traefik, Kong, resilience4j), repeatable; each rule becomes a row ('rules explain' shows how)")
+	f.StringArrayVar(&o.Files, "rules", nil, "a rules file or directory (Sentinel JSON, sentinel-golang, nginx.conf, Ingress, Envoy, envoyproxy/ratelimit, Spring, Traefik, Kong, resilience4j), repeatable; each rule becomes a row ('rules explain' shows how); nginx files given together are one configuration")
 	f.StringVar(&o.Format, "rules-format", "auto", "the --rules files' format: auto (from the content) or "+strings.Join(rules.Formats, ", "))
+	f.StringVar(&o.NginxPrefix, "nginx-prefix", "", nginxPrefixHelp)
 }
+
+// nginxPrefixHelp is --nginx-prefix's help, for run, tune and rules explain.
+const nginxPrefixHelp = "the copy of the server's nginx directory (/etc/nginx) that nginx.conf's includes are read from: relative names and absolute ones under /etc/nginx (default: beside the main nginx.conf, then as named)"
 
 // ExplainOptions holds everything `rules explain` needs.
 type ExplainOptions struct {
-	IO     *IOStreams
-	Files  []string
-	Format string
+	IO          *IOStreams
+	Files       []string
+	Format      string
+	NginxPrefix string
 }
 
 // NewCmdRules builds `rules` and its `explain` subcommand. runF replaces
@@ -47,8 +51,10 @@ are skipped with a note:
   sentinel-go      sentinel-golang rules (flow, isolation, hotspot,
                    circuitbreaker, system), JSON or YAML, or its
                    datasource.sentinel.io CRDs
-  nginx            nginx.conf: limit_req_zone, limit_req, limit_req_status,
-                   limit_req_dry_run, include (relative to the file)
+  nginx            nginx.conf: limit_req_zone, limit_req, limit_conn_zone,
+                   limit_conn, their _status and _dry_run, include (globs;
+                   --nginx-prefix for /etc/nginx paths); nginx files given
+                   together (or a directory) are one configuration
   ingress-nginx    Ingress annotations limit-rps, limit-rpm,
                    limit-burst-multiplier, limit-connections
   envoy-local      Envoy's local_ratelimit filter (token_bucket, descriptors,
@@ -67,7 +73,7 @@ are skipped with a note:
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	explain := &cobra.Command{
-		Use:   "explain FILE...",
+		Use:   "explain FILE|DIR...",
 		Short: "Print each rule, its outcome, the spec it becomes and every field it ignores",
 		Long: `Explain prints, for every rule of each file, what the lab does with it:
 its name (the resource, zone, location or route), where it is in the
@@ -76,11 +82,18 @@ consumer), and its outcome. A translated rule shows the lab spec or chain
 that makes the same decisions (copy it into --algo to edit it) and the
 trace columns it reads; an inactive rule (the product accepts it but
 limits nothing: a disabled Kong plugin, a Traefik average of 0) and a
-rule the lab does not simulate (Kong's limit_by path) have no row and say
-why. Every field the lab ignores or cannot honour is a note with the
-reason; "not simulated:" notes are repeated in run's notes.`,
+rule the lab does not simulate (Kong's limit_by path, nginx's limit_conn
+in a stream block) have no row and say why. Every field the lab ignores
+or cannot honour is a note with the reason; "not simulated:" notes are
+repeated in run's notes.
+
+A directory stands for its files, sorted; in one with an nginx.conf, that
+file (with what it includes) and the other files whose content is rules.
+The nginx files given together are read as one configuration, as if the
+one with the http block included the others.`,
 		Example: `  ratelimit-lab rules explain sentinel-flow-rules.json
-  ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml`,
+  ratelimit-lab rules explain examples/rules/nginx.conf examples/rules/kong.yaml
+  ratelimit-lab rules explain examples/nginx --nginx-prefix examples/nginx`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
@@ -91,6 +104,7 @@ reason; "not simulated:" notes are repeated in run's notes.`,
 		},
 	}
 	explain.Flags().StringVar(&opts.Format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
+	explain.Flags().StringVar(&opts.NginxPrefix, "nginx-prefix", "", nginxPrefixHelp)
 	cmd.AddCommand(explain)
 	return cmd
 }
@@ -98,32 +112,23 @@ reason; "not simulated:" notes are repeated in run's notes.`,
 func explainRun(_ context.Context, opts *ExplainOptions) error {
 	io := opts.IO
 	// Every file is read and checked before anything is printed: a bad
-	// file leaves no half-written explanation.
-	all := make([][]rules.Rule, len(opts.Files))
-	frags := make([]*rules.FragmentError, len(opts.Files))
-	for i, f := range opts.Files {
-		rs, err := lab.LoadRules(f, opts.Format)
-		var frag *rules.FragmentError
-		if errors.As(err, &frag) {
-			// An nginx include fragment (limit_req_zone lines alone):
-			// its zones, and which file to give instead.
-			frags[i] = frag
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		all[i] = rs
+	// file leaves no half-written explanation. The nginx files combine
+	// into one configuration (lab.LoadRuleSets); an nginx include
+	// fragment (limit_req_zone lines alone) prints its zones and which
+	// file to give instead.
+	sets, err := lab.LoadRuleSets(opts.Files, opts.Format, opts.NginxPrefix)
+	if err != nil {
+		return err
 	}
-	for i, f := range opts.Files {
+	for i, s := range sets {
 		if i > 0 {
 			fmt.Fprintln(io.Out)
 		}
 		var err error
-		if frags[i] != nil {
-			err = rules.WriteFragment(io.Out, frags[i])
+		if s.Fragment != nil {
+			err = rules.WriteFragment(io.Out, s.Fragment)
 		} else {
-			err = rules.WriteExplain(io.Out, f, all[i], io.Width)
+			err = rules.WriteExplain(io.Out, s.Name, s.Rules, io.Width)
 		}
 		if err != nil {
 			return err
