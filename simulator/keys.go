@@ -57,6 +57,7 @@ type KeyResult struct {
 // keyStats accumulates one keyed row.
 type keyStats struct {
 	rep   algorithms.KeyReporter
+	acct  algorithms.KeyAccounter // a limiter that charges an empty key to another (Kong's fallback), or nil
 	col   int
 	stats []KeyStat
 	over  overTracker
@@ -72,13 +73,17 @@ func newKeyStats(lim algorithms.Limiter) *keyStats {
 		return nil
 	}
 	limit, window := rep.KeyNominal()
-	return &keyStats{rep: rep, col: rep.KeyIndex(),
+	acct, _ := rep.(algorithms.KeyAccounter)
+	return &keyStats{rep: rep, acct: acct, col: rep.KeyIndex(),
 		over: newOverTracker(limit, window), userOver: newOverTracker(limit, window)}
 }
 
 // add records one decision for arrival a.
 func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxKeyColumns]int32, user, cost int32, d algorithms.Decision) {
 	id := keys[k.col]
+	if id < 0 && k.acct != nil {
+		id = k.acct.AccountKey(keys) // the key the limiter charged it to
+	}
 	if id < 0 {
 		return
 	}
