@@ -174,6 +174,15 @@ func (k chainKeys) AccountKey(keys *[MaxKeyColumns]int32) int32 {
 	return keys[k.KeyIndex()]
 }
 
+// KeyOver implements KeyOverReporter: the first per-key stage's, when it
+// knows (a per-key concurrency stage); false otherwise.
+func (k chainKeys) KeyOver(id int32) bool {
+	if o, ok := k.KeyReporter.(KeyOverReporter); ok {
+		return o.KeyOver(id)
+	}
+	return false
+}
+
 // WindowLimit implements WindowLimiter: the tightest of the stages' limits
 // in a window of w, each stage's own (Kong's tightest unit at that length,
 // Rate·w for the others); 0 when no stage limits a rate.

@@ -284,3 +284,13 @@ func (ek *emptyKey) bind(idx []int) []int {
 	ek.fcol = idx[len(idx)-1]
 	return idx[:len(idx)-1]
 }
+
+// Warnings implements Warner: a Kong row keyed without fallback= counts
+// every request without a key under one client, where Kong counts each
+// under its own client IP.
+func (k *Keyed) Warnings() []string {
+	if k.empty.policy == EmptyKeyFallback && k.empty.fallback == "" {
+		return []string{fmt.Sprintf("%s with key=%s: Kong counts a request without %s under its client IP (get_identifier); without fallback=COLUMN (for example fallback=ip) the lab counts all of them under one key", registryNameOf(k.inner), k.key, k.key)}
+	}
+	return nil
+}

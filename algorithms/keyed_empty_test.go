@@ -196,3 +196,16 @@ func TestEmptyKeyKeysAccount(t *testing.T) {
 		t.Errorf("AccountKey of user 3 = %d, want 3", got)
 	}
 }
+
+// TestEmptyKeyKongWarns: a Kong row keyed without fallback= warns that
+// its empty keys share one counter; with fallback= it does not.
+func TestEmptyKeyKongWarns(t *testing.T) {
+	l, _ := New("kong:second=1,key=user", 0)
+	if w := Warnings(l); len(w) != 1 || !strings.Contains(w[0], "fallback=ip") {
+		t.Errorf("warnings %q, want one naming fallback=ip", w)
+	}
+	l, _ = New("kong:second=1,key=user,fallback=ip", 0)
+	if w := Warnings(l); len(w) != 0 {
+		t.Errorf("with fallback=: warnings %q, want none", w)
+	}
+}

@@ -39,7 +39,10 @@ type KeyResult struct {
 	// Stats is indexed by key id; ids the row never saw have Requests 0.
 	Stats []KeyStat
 	// NominalLimit requests per NominalWindow: the limit per key that
-	// Over is measured against (0 when the limiter has none).
+	// Over is measured against (0 when the limiter has none). A window of
+	// 0 is a concurrency limit: NominalLimit calls in flight at once, and
+	// a key is over when it offered a call with that many of its own in
+	// flight (algorithms.KeyOverReporter).
 	NominalLimit                             float64
 	NominalWindow                            time.Duration
 	DistinctKeys, KeysHurt, InnocentKeysHurt int64
@@ -151,6 +154,9 @@ func (k *keyStats) result(passed int64) *KeyResult {
 			continue
 		}
 		s.Evicted = k.rep.KeyEvictions(int32(id))
+		if o, ok := k.rep.(algorithms.KeyOverReporter); ok && o.KeyOver(int32(id)) {
+			s.Over = true // a concurrency limit: offered a call at its limit
+		}
 		r.DistinctKeys++
 		if s.Rejected > 0 {
 			r.KeysHurt++
