@@ -280,6 +280,7 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	for _, l := range p.limiters {
 		r.Warnings = append(r.Warnings, warnings(l)...)
 	}
+	r.Warnings = append(r.Warnings, emptyKeysWarnings(res, scenarios.StreamColumns(stream).Keys)...)
 	if note := stepsBackNote(stream); note != "" {
 		r.Notes = append(r.Notes, note)
 	}

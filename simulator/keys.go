@@ -55,6 +55,9 @@ type KeyResult struct {
 	// ExtraPassesFromEviction is Passed minus the passes of the same
 	// limiter with an unbounded table run beside it (HasShadow).
 	ExtraPassesFromEviction int64
+	// EmptyKeys counts the requests whose key column was empty (each met
+	// by the limiter's rule for an empty key).
+	EmptyKeys int64
 }
 
 // keyStats accumulates one keyed row.
@@ -68,6 +71,7 @@ type keyStats struct {
 	userHurt []bool
 	userOver overTracker
 	hasUsers bool
+	empty    int64 // requests whose key column was empty
 }
 
 func newKeyStats(lim algorithms.Limiter) *keyStats {
@@ -84,6 +88,9 @@ func newKeyStats(lim algorithms.Limiter) *keyStats {
 // add records one decision for arrival a.
 func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxKeyColumns]int32, user, cost int32, d algorithms.Decision) {
 	id := keys[k.col]
+	if id < 0 {
+		k.empty++
+	}
 	if id < 0 && k.acct != nil {
 		id = k.acct.AccountKey(keys) // the key the limiter charged it to
 	}
@@ -146,7 +153,7 @@ func growKeyStats(a []KeyStat, n int) []KeyStat {
 }
 
 func (k *keyStats) result(passed int64) *KeyResult {
-	r := &KeyResult{Column: k.col, Stats: k.stats, HasUsers: k.hasUsers, Figures: k.rep.KeyFigures()}
+	r := &KeyResult{Column: k.col, Stats: k.stats, HasUsers: k.hasUsers, Figures: k.rep.KeyFigures(), EmptyKeys: k.empty}
 	r.NominalLimit, r.NominalWindow = k.rep.KeyNominal()
 	for id := range r.Stats {
 		s := &r.Stats[id]
