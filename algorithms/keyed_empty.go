@@ -165,6 +165,9 @@ func cutEmptyKey(inner string) (string, emptyKey, error) {
 			if v == "" {
 				return "", ek, fmt.Errorf("%s: fallback= needs a column name (for example fallback=ip)", name)
 			}
+			if ek.fallback != "" {
+				return "", ek, fmt.Errorf("%s: parameter \"fallback\" is given twice", name)
+			}
 			if ek.given && ek.policy != EmptyKeyFallback {
 				return "", ek, fmt.Errorf("%s: empty-key=%s and fallback=%s disagree; keep one", name, ek.policy, v)
 			}

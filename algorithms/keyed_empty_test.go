@@ -162,6 +162,8 @@ func TestEmptyKeySpec(t *testing.T) {
 		"token-bucket:rate=1,key=ip,fallback=":                   {"fallback= needs a column name"},
 		"token-bucket:rate=1,key=ip,empty-key=fallback":          {"write fallback=COLUMN"},
 		"token-bucket:rate=1,key=ip,empty-key=reject,fallback=x": {"disagree; keep one"},
+		"kong:second=1,key=ip,fallback=a,fallback=b":             {`parameter "fallback" is given twice`},
+		"kong:second=1,key=ip,empty-key=pass,empty-key=shared":   {`parameter "empty-key" is given twice`},
 		"concurrency:limit=2,key=ip,empty-key=shared":            {"an adaptive limiter passes a call without a key unaccounted"},
 	} {
 		_, err := New(spec, 0)
@@ -208,4 +210,35 @@ func TestEmptyKeyKongWarns(t *testing.T) {
 	if w := Warnings(l); len(w) != 0 {
 		t.Errorf("with fallback=: warnings %q, want none", w)
 	}
+}
+
+// FuzzKeyedEmptyKeyParams: the per-key parameters (empty-key=,
+// fallback=) never panic, errors are one line, and what New accepts
+// prints back to a spec that builds the same limiter.
+func FuzzKeyedEmptyKeyParams(f *testing.F) {
+	for _, s := range []string{"empty-key=shared", "fallback=ip", "empty-key=fallback,fallback=ip", "empty-key=reject,fallback=x",
+		"empty-key=", "fallback=", "empty-key=PASS", "empty-key=pass,empty-key=shared", "capacity=3,empty-key=shared", "fallback=ip,fallback=ua"} {
+		f.Add("token-bucket:rate=2", s)
+		f.Add("kong:second=1", s)
+		f.Add("traefik:average=1", s)
+	}
+	f.Fuzz(func(t *testing.T, base, params string) {
+		spec := base + ",key=user," + params
+		l, err := New(spec, 0)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("%q: error of several lines: %v", spec, err)
+			}
+			return
+		}
+		again, err := New(l.Spec(), 0)
+		if err != nil || again.Spec() != l.Spec() {
+			t.Fatalf("%q → %q → %v, %v", spec, l.Spec(), again, err)
+		}
+		p1, _ := EmptyKeyPolicyOf(l)
+		p2, _ := EmptyKeyPolicyOf(again)
+		if p1 != p2 {
+			t.Fatalf("%q: policy %v, after Spec %v", spec, p1, p2)
+		}
+	})
 }
