@@ -292,8 +292,14 @@ func (k *Keyed) DecideRequest(now time.Duration, r *Request) Decision {
 // KeyIndex implements KeyReporter.
 func (k *Keyed) KeyIndex() int { return k.col }
 
-// KeyNominal implements KeyReporter: the inner limiter's rate per second.
+// KeyNominal implements KeyReporter: the inner limiter's own limit per
+// its window where it has one (keyed_nominal.go: Kong's strictest unit,
+// HAProxy's period, resilience4j's cycle, the windows' limit per window),
+// else its rate per second.
 func (k *Keyed) KeyNominal() (float64, time.Duration) {
+	if n, ok := k.proto.(nominaler); ok {
+		return n.nominal()
+	}
 	return k.proto.Rate(), time.Second
 }
 

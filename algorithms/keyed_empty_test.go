@@ -242,3 +242,29 @@ func FuzzKeyedEmptyKeyParams(f *testing.F) {
 		}
 	})
 }
+
+// TestKeyedNominal: a per-key row's nominal limit is the kind's own limit
+// per its own window where it has one, else its rate per second.
+func TestKeyedNominal(t *testing.T) {
+	for spec, want := range map[string]struct {
+		limit float64
+		w     time.Duration
+	}{
+		"kong:minute=100,key=ip":                                                 {100, time.Minute},
+		"kong:second=100,minute=5000,key=ip":                                     {5000, time.Minute},
+		"haproxy:limit=1000,period=10s,key=ip":                                   {1000, 10 * time.Second},
+		"resilience4j:limit-for-period=5,refresh-period=250ms,timeout=0s,key=ip": {5, 250 * time.Millisecond},
+		"fixed-window:limit=10,window=10s,key=ip":                                {10, 10 * time.Second},
+		"sliding-log:limit=3,window=2s,key=ip":                                   {3, 2 * time.Second},
+		"token-bucket:rate=5,key=ip":                                             {5, time.Second},
+		"traefik:average=60,period=1m,key=ip":                                    {1, time.Second},
+	} {
+		l, err := New(spec, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lim, w := KeyReporterOf(l).KeyNominal(); lim != want.limit || w != want.w {
+			t.Errorf("%s: nominal %v per %v, want %v per %v", spec, lim, w, want.limit, want.w)
+		}
+	}
+}
