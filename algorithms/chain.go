@@ -79,10 +79,15 @@ func newChainSpec(spec string, defaultLimit float64) (Limiter, error) {
 			return nil, err
 		}
 		s, ok := l.(Stage)
-		if !ok {
-			if k, keyed := l.(*Keyed); keyed {
-				return nil, fmt.Errorf("%s with key=%s cannot be a stage of a chain: of the per-key limiters only nginx-limit-req, sentinel-param and the adaptive kinds chain; run it as a row of its own (--algo %s) or drop key= from the stage", registryNameOf(k.inner), k.key, strings.TrimSpace(p))
+		if k, keyed := l.(*Keyed); keyed && !ok {
+			// A key= stage: one instance of the kind per key (chain_keyed.go).
+			ks, err := newKeyedStage(k)
+			if err != nil {
+				return nil, err
 			}
+			s, ok = ks, true
+		}
+		if !ok {
 			return nil, fmt.Errorf("%s cannot be a stage of a chain; run it as a row of its own (--algo %s)", registryNameOf(l.Spec()), strings.TrimSpace(p))
 		}
 		stages = append(stages, s)

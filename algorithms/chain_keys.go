@@ -112,7 +112,7 @@ func KeyReporterOf(l Limiter) KeyReporter {
 // when no stage keeps per-key state.
 func (c *Chain) KeyReporter() KeyReporter {
 	for _, s := range c.stages {
-		if k, ok := s.(KeyReporter); ok {
+		if k := KeyReporterOf(s); k != nil {
 			return chainKeys{k, c}
 		}
 	}
@@ -153,7 +153,7 @@ type chainKeys struct {
 func (k chainKeys) KeyFigures() KeyFigures {
 	var f KeyFigures
 	for _, s := range k.c.stages {
-		if r, ok := s.(KeyReporter); ok {
+		if r := KeyReporterOf(s); r != nil {
 			g := r.KeyFigures()
 			f.Evictions += g.Evictions
 			f.AllocFailures += g.AllocFailures
@@ -163,6 +163,41 @@ func (k chainKeys) KeyFigures() KeyFigures {
 	}
 	f.ShadowPasses, f.HasShadow = k.c.shadowPasses, k.c.shadow != nil
 	return f
+}
+
+// AccountKey implements KeyAccounter: the first per-key stage's, when it
+// charges a request without a key to another key (Kong's fallback).
+func (k chainKeys) AccountKey(keys *[MaxKeyColumns]int32) int32 {
+	if a, ok := k.KeyReporter.(KeyAccounter); ok {
+		return a.AccountKey(keys)
+	}
+	return keys[k.KeyIndex()]
+}
+
+// KeyOver implements KeyOverReporter: the first per-key stage's, when it
+// knows (a per-key concurrency stage); false otherwise.
+func (k chainKeys) KeyOver(id int32) bool {
+	if o, ok := k.KeyReporter.(KeyOverReporter); ok {
+		return o.KeyOver(id)
+	}
+	return false
+}
+
+// WindowLimit implements WindowLimiter: the tightest of the stages' limits
+// in a window of w, each stage's own (Kong's tightest unit at that length,
+// Rate·w for the others); 0 when no stage limits a rate.
+func (c *Chain) WindowLimit(w time.Duration) float64 {
+	r := 0.0
+	for _, s := range c.stages {
+		x := s.Rate() * w.Seconds()
+		if wl, ok := s.(WindowLimiter); ok {
+			x = wl.WindowLimit(w)
+		}
+		if x > 0 && (r == 0 || x < r) {
+			r = x
+		}
+	}
+	return r
 }
 
 // TrackShadow builds the chain's unbounded twin: each bounded per-key

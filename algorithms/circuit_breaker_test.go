@@ -234,15 +234,3 @@ func TestChainSpecRoundTripsAndDecidesForOneCaller(t *testing.T) {
 		t.Fatalf("decisions %+v", got)
 	}
 }
-
-// A per-key stage that cannot chain is named with its key= and the way
-// out, not only as its kind (token-bucket chains fine without key=).
-func TestChainRefusesKeyedStageByItsKey(t *testing.T) {
-	if _, err := New("token-bucket:rate=5+leap-array:limit=3", 0); err != nil {
-		t.Fatalf("without key=: %v", err)
-	}
-	_, err := New("token-bucket:rate=5,key=ip+leap-array:limit=3", 0)
-	if err == nil || !strings.Contains(err.Error(), "with key=ip cannot be a stage") || !strings.Contains(err.Error(), "--algo token-bucket:rate=5,key=ip") {
-		t.Errorf("keyed stage: %v", err)
-	}
-}

@@ -359,14 +359,14 @@ func TestBucket4jRefill(t *testing.T) {
 
 func TestGatewaySpecs(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"envoy-local", "envoy-local:max-tokens=100,tokens-per-fill=1,fill-interval=1s,mode=atomic,phase=0s,max-descriptors=20"},
+		{"envoy-local", "envoy-local:max-tokens=100,tokens-per-fill=100,fill-interval=1s,mode=atomic,phase=0s,max-descriptors=20"},
 		{"envoy-local:mode=TIMER,fill-interval=0.25s,tokens-per-fill=25", "envoy-local:max-tokens=100,tokens-per-fill=25,fill-interval=250ms,mode=timer,phase=0s,max-descriptors=20"},
 		{"traefik", "traefik:average=100,period=1s,burst=1"},
 		{"traefik:burst=0,period=0s", "traefik:average=100,period=1s,burst=1"},
-		{"haproxy", "haproxy:limit=100,period=10s,expire=0s"},
+		{"haproxy", "haproxy:limit=100,period=1s,expire=0s"},
 		{"kong", "kong:second=100,policy=local"},
 		{"kong:policy=redis,hour=7,second=2.5", "kong:second=2.5,hour=7,policy=redis"},
-		{"resilience4j", "resilience4j:limit-for-period=50,refresh-period=500ns,timeout=5s"},
+		{"resilience4j", "resilience4j:limit-for-period=100,refresh-period=1s,timeout=5s"},
 		{"bucket4j", "bucket4j:capacity=100,refill-tokens=100,refill-period=1s,refill=greedy,clock=millis"},
 	} {
 		l := mustNew(t, tc.in, 100)

@@ -11,8 +11,9 @@ import (
 // one instance of the limiter per key value, created fresh on the key's
 // first request. capacity=N bounds the table: every request, passed or
 // not, is an access, and a new key beyond N evicts the least recently
-// used one, which starts fresh when it comes back. An empty key passes
-// unaccounted.
+// used one, which starts fresh when it comes back. An empty key is met
+// as the family's product meets it (keyed_empty.go: passed unaccounted,
+// one shared state, refused, or keyed by a fallback column).
 //
 // Limiters whose state has a fixed size keep only that state per key, by
 // value and without pointers, in one flat array, and their configuration
@@ -28,6 +29,7 @@ type Keyed struct {
 	key      string
 	col      int
 	table    keyedTable
+	empty    emptyKey // the rule for an empty key (keyed_empty.go)
 
 	shadow       *Keyed
 	shadowPasses int64
@@ -54,6 +56,13 @@ type table[T any] struct {
 }
 
 func (t *table[T]) decide(id int32, now time.Duration, capacity int, r *Request) Decision {
+	return t.run(t.get(id, capacity), now, r)
+}
+
+// get returns id's state, creating it (and evicting the least recently
+// used key beyond capacity) when the key has none: every call is an
+// access.
+func (t *table[T]) get(id int32, capacity int) *T {
 	s := t.slots.lookup(id)
 	if s >= 0 {
 		if capacity > 0 { // an unbounded table never evicts: no order to keep
@@ -69,7 +78,7 @@ func (t *table[T]) decide(id int32, now time.Duration, capacity int, r *Request)
 			t.peakBytes = max(t.peakBytes, int64(t.bytes()))
 		}
 	}
-	return t.run(t.slots.at(s), now, r)
+	return t.slots.at(s)
 }
 
 func (t *table[T]) live() int                { return t.slots.live }
@@ -193,6 +202,10 @@ func newKeyed(inner string, key string, capacity int, defaultLimit float64) (*Ke
 // newKeyedTable is newKeyed without the reference's bound: capacity 0 is
 // a table that never evicts (the unbounded twin of TrackShadow).
 func newKeyedTable(inner string, key string, capacity int, defaultLimit float64) (*Keyed, error) {
+	inner, ek, err := cutEmptyKey(inner)
+	if err != nil {
+		return nil, err
+	}
 	proto, err := New(inner, defaultLimit)
 	if err != nil {
 		return nil, err
@@ -206,7 +219,11 @@ func newKeyedTable(inner string, key string, capacity int, defaultLimit float64)
 	if key == "" {
 		key = "key"
 	}
-	return &Keyed{inner: proto.Spec(), proto: proto, capacity: capacity, key: key, table: newTable(proto)}, nil
+	if _, adaptive := proto.(Completer); adaptive && ek.given && ek.policy != EmptyKeyPass {
+		return nil, fmt.Errorf("%s with key=%s: an adaptive limiter passes a call without a key unaccounted; drop empty-key= and fallback=", registryNameOf(proto.Spec()), key)
+	}
+	ek.settle(proto)
+	return &Keyed{inner: proto.Spec(), proto: proto, capacity: capacity, key: key, table: newTable(proto), empty: ek}, nil
 }
 
 // Inner returns the per-key limiter's own spec.
@@ -224,7 +241,7 @@ func (k *Keyed) Spec() string {
 		own := strings.HasPrefix(params, "capacity=") || strings.Contains(params, ",capacity=")
 		s += "," + capName(own) + "=" + strconv.Itoa(k.capacity)
 	}
-	return s
+	return s + k.empty.specSuffix()
 }
 
 // Rate implements Limiter: 0, a per-key limiter has no aggregate limit.
@@ -240,21 +257,31 @@ func (k *Keyed) StateBytes() int {
 	return n
 }
 
-// KeyColumns implements KeyColumnUser.
-func (k *Keyed) KeyColumns() []string { return []string{k.key} }
+// KeyColumns implements KeyColumnUser: the key column, then the
+// fallback column when the spec has one.
+func (k *Keyed) KeyColumns() []string {
+	if k.empty.fallback != "" {
+		return []string{k.key, k.empty.fallback}
+	}
+	return []string{k.key}
+}
 
 // BindKeyColumns implements KeyColumnUser.
 func (k *Keyed) BindKeyColumns(idx []int) error {
-	c, err := bindOne(registryNameOf(k.inner), idx)
+	c, err := bindOne(registryNameOf(k.inner), k.empty.bind(idx))
 	k.col = c
 	if err == nil && k.shadow != nil {
-		k.shadow.col = c
+		k.shadow.col, k.shadow.empty.fcol = c, k.empty.fcol
 	}
 	return err
 }
 
-// Decide implements Limiter for a request without a key: it passes.
-func (k *Keyed) Decide(time.Duration) Decision { return Decision{Pass: true} }
+// Decide implements Limiter for a request without a key: the family's
+// rule for an empty key (keyed_empty.go).
+func (k *Keyed) Decide(now time.Duration) Decision {
+	r := Request{Keys: noKeys, Cost: 1}
+	return k.decideEmpty(now, &r)
+}
 
 // DecideRequest implements RequestLimiter.
 func (k *Keyed) DecideRequest(now time.Duration, r *Request) Decision {
@@ -265,21 +292,27 @@ func (k *Keyed) DecideRequest(now time.Duration, r *Request) Decision {
 	}
 	id := r.Keys[k.col]
 	if id < 0 {
-		return Decision{Pass: true}
+		return k.decideEmpty(now, r)
 	}
-	return k.table.decide(id, now, k.capacity, r)
+	return k.table.decide(id+k.empty.shift, now, k.capacity, r)
 }
 
 // KeyIndex implements KeyReporter.
 func (k *Keyed) KeyIndex() int { return k.col }
 
-// KeyNominal implements KeyReporter: the inner limiter's rate per second.
+// KeyNominal implements KeyReporter: the inner limiter's own limit per
+// its window where it has one (keyed_nominal.go: Kong's strictest unit,
+// HAProxy's period, resilience4j's cycle, the windows' limit per window),
+// else its rate per second.
 func (k *Keyed) KeyNominal() (float64, time.Duration) {
+	if n, ok := k.proto.(nominaler); ok {
+		return n.nominal()
+	}
 	return k.proto.Rate(), time.Second
 }
 
 // KeyEvictions implements KeyReporter.
-func (k *Keyed) KeyEvictions(id int32) int32 { return k.table.evictedOf(id) }
+func (k *Keyed) KeyEvictions(id int32) int32 { return k.table.evictedOf(id + k.empty.shift) }
 
 // KeyFigures implements KeyReporter.
 func (k *Keyed) KeyFigures() KeyFigures {
@@ -297,7 +330,7 @@ func (k *Keyed) TrackShadow() {
 		return
 	}
 	k.shadow, _ = newKeyedTable(k.inner, k.key, 0, 0)
-	k.shadow.col = k.col
+	k.shadow.col, k.shadow.empty = k.col, k.empty
 	k.hasShadow = true
 }
 

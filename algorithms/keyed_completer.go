@@ -30,6 +30,9 @@ type KeyedCompleter struct {
 	made     uint64
 	sig      Signals
 	needs    Signal
+	// over is, by key id, whether the key once offered a call while its
+	// own calls in flight were already at its limit (KeyOver).
+	over []bool
 }
 
 // RequestCompleter is a Completer that reads the request: a per-key
@@ -114,7 +117,41 @@ func (kc *KeyedCompleter) CheckRequest(now time.Duration, r *Request) Decision {
 	if id < 0 {
 		return Decision{Pass: true}
 	}
-	return kc.slot(id).Check(now)
+	c := kc.slot(id)
+	if float64(c.InFlight()+1) > c.CurrentLimit(now) { // false for NaN: no limit
+		if int(id) >= len(kc.over) {
+			kc.over = append(kc.over, make([]bool, max(int(id)+1, 2*len(kc.over))-len(kc.over))...)
+		}
+		kc.over[id] = true
+	}
+	return c.Check(now)
+}
+
+// KeyOverReporter is a per-key limiter that tells itself whether a key
+// offered more than its limit: a concurrency limit, whose "over" is not a
+// count in a window but a call offered while the key's own calls in
+// flight were already at the limit.
+type KeyOverReporter interface {
+	KeyOver(id int32) bool
+}
+
+// KeyOver implements KeyOverReporter: id once offered a call while its
+// calls in flight were at its instance's current limit (InFlight + 1 >
+// CurrentLimit: for concurrency:limit=N, N of its calls in flight). Each
+// key has its own instance, so a key refused by its own limit is always
+// over: a per-key concurrency row hurts no innocent key.
+func (kc *KeyedCompleter) KeyOver(id int32) bool {
+	return id >= 0 && int(id) < len(kc.over) && kc.over[id]
+}
+
+// KeyNominal implements KeyReporter: for concurrency:limit=N, N calls in
+// flight at once (window 0); for the other adaptive kinds the inner rule's
+// rate per second (0 when it has none), their over being KeyOver's.
+func (kc *KeyedCompleter) KeyNominal() (float64, time.Duration) {
+	if c, ok := kc.proto.(*Concurrency); ok {
+		return c.cfg.Limit, 0
+	}
+	return kc.Keyed.KeyNominal()
 }
 
 // RecordRequest implements RequestStage: the call is begun (a chain

@@ -86,3 +86,44 @@ func TestKeyedCompleterEvictedCompletionDropped(t *testing.T) {
 		t.Fatalf("in flight %d, want 2 (b's and a's second)", kc.InFlight())
 	}
 }
+
+// TestKeyedConcurrencyNominal: a per-key concurrency limit's nominal is
+// its N calls in flight (window 0), and a key is over once it offered a
+// call with N of its own in flight: key 0 calls three times at once under
+// limit=2 (over, refused), key 1 twice (at the limit, never over).
+func TestKeyedConcurrencyNominal(t *testing.T) {
+	l, err := New("concurrency:limit=2,key=ip", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := l.(*KeyedCompleter)
+	if lim, w := kc.KeyNominal(); lim != 2 || w != 0 {
+		t.Errorf("KeyNominal %v per %v, want 2 calls in flight (window 0)", lim, w)
+	}
+	want := []bool{true, true, false}
+	for i, w := range want {
+		if d := kc.DecideRequest(0, keyReq(0)); d.Pass != w {
+			t.Errorf("key 0, call %d: pass %v, want %v", i, d.Pass, w)
+		}
+	}
+	for i := range 2 {
+		if !kc.DecideRequest(0, keyReq(1)).Pass {
+			t.Errorf("key 1, call %d refused", i)
+		}
+	}
+	if !kc.KeyOver(0) || kc.KeyOver(1) || kc.KeyOver(2) {
+		t.Errorf("KeyOver(0, 1, 2) = %v, %v, %v; want true, false, false", kc.KeyOver(0), kc.KeyOver(1), kc.KeyOver(2))
+	}
+	// In a chain, the per-key view is the stage's.
+	c, err := New("concurrency:limit=2,key=ip+leap-array:limit=100", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := KeyReporterOf(c)
+	if lim, w := rep.KeyNominal(); lim != 2 || w != 0 {
+		t.Errorf("chain: KeyNominal %v per %v, want 2 per 0", lim, w)
+	}
+	if _, ok := rep.(KeyOverReporter); !ok {
+		t.Errorf("chain's per-key view %T does not report KeyOver", rep)
+	}
+}

@@ -206,6 +206,9 @@ func (l *NginxLimitReq) BindKeyNames(name func(int32) string) {
 	}
 }
 
+// nginxMaxKeyLen is the longest key limit_req accounts (65535 bytes).
+const nginxMaxKeyLen = 65535
+
 func (l *NginxLimitReq) keyLen(id int32) int {
 	if l.name == nil {
 		return 16
@@ -258,7 +261,9 @@ func (l *NginxLimitReq) DecideRequest(now time.Duration, r *Request) Decision {
 		z := l.zones[n]
 		lim = z
 		id := r.Keys[z.col]
-		if id < 0 {
+		if id < 0 || l.keyLen(id) > nginxMaxKeyLen {
+			// ngx_http_limit_req_handler: a zone whose key is empty, or
+			// longer than 65535 bytes (logged), is skipped: not accounted.
 			continue
 		}
 		rc, excess = l.lookup(z, id, nowMs, n == len(l.zones)-1)

@@ -123,8 +123,8 @@ var gatewayKinds = []kind{
 			Summary:   "HAProxy stick-table http_req_rate(period) with `deny if { sc_http_req_rate(0) gt limit }`: a two-period weighted counter that counts denied requests too",
 			Reference: "HAProxy freq_ctr.c (track-sc0, sc_http_req_rate)"},
 		params: []param{
-			p("limit", "", "deny when the rate is greater than this, whole", kindFloat),
-			p("period", "10s", "http_req_rate(<period>), whole ms", kindDuration),
+			p("limit", "", "deny when the rate is greater than this, whole (left out: the scenario's limit per second × period)", kindFloat),
+			p("period", "10s", "http_req_rate(<period>), whole ms (1s when limit is left out)", kindDuration),
 			p("expire", "0s", "the stick table's expire (0: the entry never expires)", kindDuration),
 		},
 		build: func(a *args) (Limiter, error) {
@@ -187,9 +187,9 @@ var gatewayKinds = []kind{
 			Summary:   "resilience4j AtomicRateLimiter: limit-for-period permits per refresh-period cycle from creation; a caller waits up to timeout for a later cycle",
 			Reference: "resilience4j AtomicRateLimiter, acquirePermission"},
 		params: []param{
-			p("limit-for-period", "50", "permits per cycle (limitForPeriod)", kindInt),
+			p("limit-for-period", "", "permits per cycle (limitForPeriod; left out: the scenario's limit per second × refresh-period, resilience4j's 50 without one)", kindInt),
 			p("timeout", "5s", "longest wait for a permit (timeoutDuration)", kindDuration),
-			p("refresh-period", "500ns", "cycle length (limitRefreshPeriod)", kindDuration),
+			p("refresh-period", "500ns", "cycle length (limitRefreshPeriod; 1s when limit-for-period takes the scenario's limit)", kindDuration),
 		},
 		build: func(a *args) (Limiter, error) {
 			var c Resilience4jConfig
@@ -228,6 +228,65 @@ var gatewayKinds = []kind{
 			return NewBucket4j(c)
 		},
 	},
+}
+
+// scenarioRates are the gateways whose rate is a count per period: when
+// the count is left out and the scenario has a limit L (per second), the
+// count is L per 1s (period left out) or L·period (period given), so that
+// every gateway spec takes the scenario's limit as README says. Without a
+// scenario limit the kind's own defaults stay (envoy-local's
+// tokens_per_fill 1, resilience4j's 50 per 500ns).
+var scenarioRates = map[string]struct{ count, period string }{
+	"envoy-local":  {"tokens-per-fill", "fill-interval"},
+	"haproxy":      {"limit", "period"},
+	"resilience4j": {"limit-for-period", "refresh-period"},
+}
+
+func init() {
+	for i := range kinds { // the registry's copy of gatewayKinds
+		k := &kinds[i]
+		sr, ok := scenarioRates[k.info.Name]
+		if !ok {
+			continue
+		}
+		build := k.build
+		k.build = func(a *args) (Limiter, error) {
+			if err := a.scenarioRate(sr.count, sr.period); err != nil {
+				return nil, err
+			}
+			return build(a)
+		}
+	}
+}
+
+// scenarioRate sets count from the scenario's limit (see scenarioRates)
+// when the spec leaves it out.
+func (a *args) scenarioRate(count, period string) error {
+	if a.has(count) {
+		return nil
+	}
+	if a.defaultLimit <= 0 {
+		if a.name == "resilience4j" {
+			a.raw[count] = "50" // RateLimiterConfig's default limitForPeriod
+		}
+		return nil
+	}
+	per := time.Second
+	if a.has(period) {
+		d, err := a.duration(period)
+		if err != nil {
+			return err
+		}
+		per = d
+	} else {
+		a.raw[period] = "1s"
+	}
+	v := a.defaultLimit * per.Seconds()
+	if !(v >= 1) || v != math.Trunc(v) || v > math.MaxInt32 {
+		return fmt.Errorf("%s: %s left out takes the scenario's limit per second × %s, %s × %s = %s, not a whole number from 1 to %d; give %s=N", a.name, count, period, formatNumber(a.defaultLimit), FormatDuration(per), formatNumber(v), math.MaxInt32, count)
+	}
+	a.raw[count] = formatFloat(v)
+	return nil
 }
 
 // wholeCount reads a parameter (or the scenario's limit) that must be a

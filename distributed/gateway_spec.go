@@ -21,6 +21,12 @@ type GatewaySpec struct {
 	Unit                              string
 	Divider                           int64
 	StopIncrement, LocalCache, Shadow bool
+	// redis-spring-gateway with key=: AllowEmptyKey is denyEmptyKey=false
+	// (an empty key passes unaccounted); EmptyKeyStatus the status of the
+	// refusal otherwise (emptyKeyStatus, 403). Beside the bools, they fit
+	// in their padding: a Limiter's state bytes do not grow.
+	AllowEmptyKey  bool
+	EmptyKeyStatus int16
 	// redis-cell: CL.THROTTLE key max_burst count period (whole seconds).
 	MaxBurst, Count int64
 	Period          time.Duration
@@ -46,7 +52,9 @@ var gatewayKinds = []kind{
 		Reference: "Spring Cloud Gateway RedisRateLimiter's Lua script, run as it is"},
 		[]param{{"replenish-rate", "", "tokens added per second, a positive whole number"},
 			{"burst-capacity", "replenish-rate", "tokens the bucket holds; below replenish-rate Spring refuses the config, the lab warns and runs the script as it is"},
-			{"requested-tokens", "1", "tokens each request takes"}}},
+			{"requested-tokens", "1", "tokens each request takes"},
+			{"deny-empty-key", "true", "with key=: a request whose key is empty is refused (denyEmptyKey); false passes it unaccounted"},
+			{"empty-key-status", "403", "the status of that refusal (emptyKeyStatus), counted as a rejection"}}},
 	{algorithms.Info{Name: EnvoyRatelimit,
 		Summary:   "envoyproxy/ratelimit's Redis fixed window: a key per (now/divider)·divider Unix s, INCRBY + EXPIRE pipelined, over iff the count > limit",
 		Reference: "envoyproxy/ratelimit's Redis cache (fixed_cache_impl, base_limiter)"},
@@ -74,6 +82,15 @@ func (p *parser) gateway(s *Spec) {
 			g.BurstCapacity = p.whole("burst-capacity", false)
 		}
 		g.RequestedTokens = p.whole("requested-tokens", false)
+		g.AllowEmptyKey = p.choice("deny-empty-key", "true", "false") == "false"
+		g.EmptyKeyStatus = 403
+		if v, ok := p.raw["empty-key-status"]; ok && p.err == nil {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 100 || n > 599 {
+				p.fail("empty-key-status must be an HTTP status from 100 to 599, got %s (for example empty-key-status=403)", v)
+			}
+			g.EmptyKeyStatus = int16(n)
+		}
 	case EnvoyRatelimit:
 		if p.raw["limit"] == "0" {
 			// requests_per_unit: 0 is a valid configuration, the
@@ -158,11 +175,38 @@ func (s *Spec) gatewayString(b *strings.Builder) {
 	switch s.Kind {
 	case SpringGateway:
 		fmt.Fprintf(b, "replenish-rate=%d,burst-capacity=%d,requested-tokens=%d", g.ReplenishRate, g.BurstCapacity, g.RequestedTokens)
+		if g.AllowEmptyKey {
+			b.WriteString(",deny-empty-key=false")
+		} else if g.EmptyKeyStatus != 403 {
+			fmt.Fprintf(b, ",empty-key-status=%d", g.EmptyKeyStatus)
+		}
 	case EnvoyRatelimit:
 		fmt.Fprintf(b, "limit=%d,unit=%s,stop-increment-over-limit=%t,local-cache=%t,shadow-mode=%t", g.Limit, g.Unit, g.StopIncrement, g.LocalCache, g.Shadow)
 	case Cell:
 		fmt.Fprintf(b, "max-burst=%d,count=%d,period=%s", g.MaxBurst, g.Count, algorithms.FormatDuration(g.Period))
 	}
+}
+
+// EmptyKeyPolicy is how a redis-* spec with key= meets a request whose key
+// is empty. Spring Cloud Gateway's RequestRateLimiterGatewayFilterFactory
+// turns the key resolver's empty answer into EMPTY_KEY and, with
+// denyEmptyKey (its default), answers emptyKeyStatus: refused;
+// denyEmptyKey=false lets it through unlimited. Envoy produces no
+// descriptor for a missing value, so envoyproxy/ratelimit is not asked:
+// passed unaccounted. The other scripts build their key from the value
+// (redis_rate's "rate:" + key, CL.THROTTLE's key, the seed's scripts):
+// an empty value is one more key string, shared by every such request.
+func (s *Spec) EmptyKeyPolicy() algorithms.EmptyKeyPolicy {
+	switch s.Kind {
+	case SpringGateway:
+		if s.Gateway.AllowEmptyKey {
+			return algorithms.EmptyKeyPass
+		}
+		return algorithms.EmptyKeyReject
+	case EnvoyRatelimit:
+		return algorithms.EmptyKeyPass
+	}
+	return algorithms.EmptyKeyShared
 }
 
 func (s *Spec) gatewayRate() float64 {

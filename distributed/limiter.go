@@ -229,8 +229,14 @@ func (l *Limiter) decide(now time.Duration, j int, k int32, cost int32) {
 	l.n++
 	l.decided.Store(l.n)
 	if l.pk.col >= 0 && k == algorithms.NoKey {
-		l.out[j] = algorithms.Decision{Pass: true} // an empty key passes unaccounted
-		return
+		switch l.s.EmptyKeyPolicy() { // shared: the Redis key of the empty value
+		case algorithms.EmptyKeyPass:
+			l.out[j] = algorithms.Decision{Pass: true}
+			return
+		case algorithms.EmptyKeyReject:
+			l.out[j] = algorithms.Decision{}
+			return
+		}
 	}
 	exec := now + l.half
 	key := eventq.Key{At: exec, Seq: i}

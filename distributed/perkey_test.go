@@ -36,7 +36,7 @@ func keyedRun(t *testing.T, spec string, b *Backend, trace []time.Duration, keys
 
 // key=COLUMN: on one instance each key is a limiter of its own (its
 // arrivals decide as they would alone through the unkeyed spec), an
-// empty key passes unaccounted, and the three backends agree on the
+// empty key meets the kind's rule (EmptyKeyPolicy), and the three backends agree on the
 // decisions and figures of the keyed run.
 func TestPerKey(t *testing.T) {
 	bs := backends(t)
@@ -78,7 +78,14 @@ func TestPerKey(t *testing.T) {
 			for j, i := range idx {
 				w := alone[j]
 				if k < 0 {
-					w = algorithms.Decision{Pass: true}
+					// An empty key: the kind's rule (EmptyKeyPolicy); shared
+					// is one more key, deciding as it would alone.
+					switch mustParse(t, spec).EmptyKeyPolicy() {
+					case algorithms.EmptyKeyPass:
+						w = algorithms.Decision{Pass: true}
+					case algorithms.EmptyKeyReject:
+						w = algorithms.Decision{}
+					}
 				}
 				if want[i] != w {
 					t.Fatalf("%s: key %d's arrival %d at %v: keyed %+v, alone %+v", keyed, k, i, trace[i], want[i], w)
@@ -100,5 +107,43 @@ func TestPerKeyNeedsItsColumn(t *testing.T) {
 	}
 	if s := mustParse(t, "redis-gcra:rate=3,key=route"); !strings.HasSuffix(s.String(), ",key=route") {
 		t.Errorf("canonical %s", s.String())
+	}
+}
+
+// TestPerKeyEmptyKey pins each redis-* kind's rule for an empty key:
+// Spring Cloud Gateway refuses it (denyEmptyKey, its default) or lets it
+// through (deny-empty-key=false); envoyproxy/ratelimit is not asked (no
+// descriptor); the other scripts key the empty value like any other, one
+// shared key.
+func TestPerKeyEmptyKey(t *testing.T) {
+	b := backends(t)["native"]
+	trace := []time.Duration{0, 0, 0, 0}
+	keys := []int32{-1, -1, 0, -1}
+	pass, block := algorithms.Decision{Pass: true}, algorithms.Decision{}
+	for spec, want := range map[string][]algorithms.Decision{
+		"redis-spring-gateway:replenish-rate=1,key=user":                      {block, block, pass, block},
+		"redis-spring-gateway:replenish-rate=1,deny-empty-key=false,key=user": {pass, pass, pass, pass},
+		"redis-envoy-ratelimit:limit=1,key=user":                              {pass, pass, pass, pass},
+		"redis-fixed-window:limit=1,key=user":                                 {pass, block, pass, block},
+		"redis-gcra:rate=1,burst=1,key=user":                                  {pass, block, pass, block},
+		"redis-cell:count=1,max-burst=0,key=user":                             {pass, block, pass, block},
+	} {
+		got, _ := keyedRun(t, spec, b, trace, keys)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: arrival %d (key %d): %+v, want %+v", spec, i, keys[i], got[i], want[i])
+			}
+		}
+	}
+	for spec, want := range map[string]string{
+		"redis-spring-gateway:replenish-rate=1,deny-empty-key=false,key=user": ",deny-empty-key=false,",
+		"redis-spring-gateway:replenish-rate=1,empty-key-status=429,key=user": ",empty-key-status=429,",
+	} {
+		if s := mustParse(t, spec).String(); !strings.Contains(s, want) {
+			t.Errorf("canonical %s lacks %s", s, want)
+		}
+	}
+	if _, err := Parse("redis-spring-gateway:replenish-rate=1,empty-key-status=99", 0); err == nil || !strings.Contains(err.Error(), "empty-key-status must be an HTTP status from 100 to 599") {
+		t.Errorf("empty-key-status=99: %v", err)
 	}
 }

@@ -142,6 +142,31 @@ func bindKeyColumns(st *peekStream, srcName string, limiters []algorithms.Limite
 	return table, nil
 }
 
+// emptyKeysWarnings says, once per key column, when most requests of a
+// keyed row had that column empty (an empty cell, or "-" in an access
+// log): the per-key rows then limit few requests per key and meet the
+// rest by their rule for an empty key, which is seldom what the run
+// meant (a --key field the log does not fill, a column misnamed).
+func emptyKeysWarnings(res *simulator.Result, cols []string) []string {
+	var out []string
+	seen := map[int]bool{}
+	for i := range res.Algorithms {
+		a := &res.Algorithms[i]
+		k := a.Keys
+		if k == nil || seen[k.Column] || a.Arrived == 0 || 2*k.EmptyKeys <= a.Arrived {
+			continue
+		}
+		seen[k.Column] = true
+		name := fmt.Sprintf("number %d", k.Column+1)
+		if k.Column < len(cols) {
+			name = fmt.Sprintf("%q", cols[k.Column])
+		}
+		out = append(out, fmt.Sprintf("%d of %d requests (%.0f%%) have an empty key column %s (an empty cell, or - in an access log): each per-key row meets them by its product's rule for an empty key (docs/algorithms.md, Empty keys), not per key; check the column (--key for an access log)",
+			k.EmptyKeys, a.Arrived, 100*float64(k.EmptyKeys)/float64(a.Arrived), name))
+	}
+	return out
+}
+
 // peekStream gives back an arrival read ahead, then the rest of the
 // stream, and forwards what the run asks of the stream.
 type peekStream struct {

@@ -297,6 +297,7 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 		r.Warnings = append(r.Warnings, warnings(l)...)
 	}
 	r.Notes = append(r.Notes, p.ruleNotes...)
+	r.Warnings = append(r.Warnings, emptyKeysWarnings(res, scenarios.StreamColumns(stream).Keys)...)
 	if note := stepsBackNote(stream); note != "" {
 		r.Notes = append(r.Notes, note)
 	}

@@ -39,7 +39,10 @@ type KeyResult struct {
 	// Stats is indexed by key id; ids the row never saw have Requests 0.
 	Stats []KeyStat
 	// NominalLimit requests per NominalWindow: the limit per key that
-	// Over is measured against (0 when the limiter has none).
+	// Over is measured against (0 when the limiter has none). A window of
+	// 0 is a concurrency limit: NominalLimit calls in flight at once, and
+	// a key is over when it offered a call with that many of its own in
+	// flight (algorithms.KeyOverReporter).
 	NominalLimit                             float64
 	NominalWindow                            time.Duration
 	DistinctKeys, KeysHurt, InnocentKeysHurt int64
@@ -52,11 +55,15 @@ type KeyResult struct {
 	// ExtraPassesFromEviction is Passed minus the passes of the same
 	// limiter with an unbounded table run beside it (HasShadow).
 	ExtraPassesFromEviction int64
+	// EmptyKeys counts the requests whose key column was empty (each met
+	// by the limiter's rule for an empty key).
+	EmptyKeys int64
 }
 
 // keyStats accumulates one keyed row.
 type keyStats struct {
 	rep   algorithms.KeyReporter
+	acct  algorithms.KeyAccounter // a limiter that charges an empty key to another (Kong's fallback), or nil
 	col   int
 	stats []KeyStat
 	over  overTracker
@@ -64,6 +71,7 @@ type keyStats struct {
 	userHurt []bool
 	userOver overTracker
 	hasUsers bool
+	empty    int64 // requests whose key column was empty
 }
 
 func newKeyStats(lim algorithms.Limiter) *keyStats {
@@ -72,13 +80,20 @@ func newKeyStats(lim algorithms.Limiter) *keyStats {
 		return nil
 	}
 	limit, window := rep.KeyNominal()
-	return &keyStats{rep: rep, col: rep.KeyIndex(),
+	acct, _ := rep.(algorithms.KeyAccounter)
+	return &keyStats{rep: rep, acct: acct, col: rep.KeyIndex(),
 		over: newOverTracker(limit, window), userOver: newOverTracker(limit, window)}
 }
 
 // add records one decision for arrival a.
 func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxKeyColumns]int32, user, cost int32, d algorithms.Decision) {
 	id := keys[k.col]
+	if id < 0 {
+		k.empty++
+	}
+	if id < 0 && k.acct != nil {
+		id = k.acct.AccountKey(keys) // the key the limiter charged it to
+	}
 	if id < 0 {
 		return
 	}
@@ -138,7 +153,7 @@ func growKeyStats(a []KeyStat, n int) []KeyStat {
 }
 
 func (k *keyStats) result(passed int64) *KeyResult {
-	r := &KeyResult{Column: k.col, Stats: k.stats, HasUsers: k.hasUsers, Figures: k.rep.KeyFigures()}
+	r := &KeyResult{Column: k.col, Stats: k.stats, HasUsers: k.hasUsers, Figures: k.rep.KeyFigures(), EmptyKeys: k.empty}
 	r.NominalLimit, r.NominalWindow = k.rep.KeyNominal()
 	for id := range r.Stats {
 		s := &r.Stats[id]
@@ -146,6 +161,9 @@ func (k *keyStats) result(passed int64) *KeyResult {
 			continue
 		}
 		s.Evicted = k.rep.KeyEvictions(int32(id))
+		if o, ok := k.rep.(algorithms.KeyOverReporter); ok && o.KeyOver(int32(id)) {
+			s.Over = true // a concurrency limit: offered a call at its limit
+		}
 		r.DistinctKeys++
 		if s.Rejected > 0 {
 			r.KeysHurt++

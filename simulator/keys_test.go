@@ -38,6 +38,7 @@ func TestKeyedRowsFastAndEvented(t *testing.T) {
 		"sentinel-param:count=3+sentinel-param:count=5,duration=2s",            // chain executor
 		"nginx-limit-req:rate=20r/s,burst=2,nodelay=true+leap-array:limit=200", // chain with a single-key stage
 		"token-bucket:rate=10,burst=3,key=key,capacity=8",                      // the wrapper, bounded
+		"token-bucket:rate=10,burst=3,key=key,capacity=8+leap-array:limit=200", // a key= stage of a chain
 	} {
 		t.Run(spec, func(t *testing.T) {
 			lim, err := algorithms.New(spec, 0)
@@ -90,9 +91,49 @@ func TestKeyedRowsFastAndEvented(t *testing.T) {
 				t.Fatalf("per key: %d requests, %d passed, %d rejected, %d hurt (bins %d); row: %d arrived (%d empty), %d passed, %d blocked; result %+v",
 					req, pass, rej, hurt, binsHurt, a.Arrived, empty, a.Passed, a.Blocked, k.KeysHurt)
 			}
+			if k.EmptyKeys != empty {
+				t.Fatalf("EmptyKeys %d, want %d", k.EmptyKeys, empty)
+			}
 			if k.KeysHurt == 0 || k.DistinctKeys < 30 {
 				t.Fatalf("the run does not exercise the limiter: %+v", k)
 			}
 		})
+	}
+}
+
+// A request without a key that Kong's fallback charges to its ip is
+// accounted to that key in the per-key results, and counted in
+// EmptyKeys.
+func TestKeyedFallbackAccounting(t *testing.T) {
+	arr := []scenarios.Arrival{
+		{At: 0, Keys: [scenarios.MaxKeyColumns]int32{scenarios.NoKey, 7, scenarios.NoKey, scenarios.NoKey}},
+		{At: 0, Keys: [scenarios.MaxKeyColumns]int32{7, 8, scenarios.NoKey, scenarios.NoKey}},
+		{At: 0, Keys: [scenarios.MaxKeyColumns]int32{scenarios.NoKey, 8, scenarios.NoKey, scenarios.NoKey}},
+	}
+	for i := range arr {
+		arr[i].User, arr[i].Cost = scenarios.NoKey, 1
+	}
+	lim, err := algorithms.New("kong:second=1,key=user,fallback=ip", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lim.(algorithms.KeyColumnUser).BindKeyColumns([]int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.End = time.Second
+	res, err := Run(context.Background(), &sliceStream{arr: arr}, []algorithms.Limiter{lim}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := res.Algorithms[0].Keys
+	if k.EmptyKeys != 2 || len(k.Stats) < 9 {
+		t.Fatalf("EmptyKeys %d, stats %d; want 2 and keys up to 8", k.EmptyKeys, len(k.Stats))
+	}
+	if s := k.Stats[7]; s.Requests != 2 || s.Passed != 1 || s.Rejected != 1 {
+		t.Errorf("key 7 (the fallback of request 0, the user of request 1): %+v, want 2 requests, 1 passed, 1 rejected", s)
+	}
+	if s := k.Stats[8]; s.Requests != 1 || s.Passed != 1 {
+		t.Errorf("key 8 (the fallback of request 2): %+v, want 1 request passed", s)
 	}
 }

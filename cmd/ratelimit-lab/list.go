@@ -102,7 +102,10 @@ func listRun(_ context.Context, opts *ListOptions) error {
 	fmt.Fprintln(io.Out)
 	keyed := "Per key: any single-key spec takes key=COLUMN (one limiter per key value of that column of the trace) " +
 		"and capacity=N (an LRU of N keys; every request is an access; an evicted key starts fresh), for example " +
-		"token-bucket:rate=5,key=ip,capacity=10000. Consecutive nginx-limit-req stages are several limit_req in one location."
+		"token-bucket:rate=5,key=ip,capacity=10000, also as a stage of a chain. Consecutive nginx-limit-req stages are several limit_req in one location. " +
+		"A request whose key is empty meets its product's rule: passed unaccounted (nginx, Sentinel, Envoy, HAProxy, the lab's own kinds), " +
+		"one shared state (Traefik, Bucket4j, resilience4j, the redis-* scripts), Kong's client IP (fallback=COLUMN), refused (redis-spring-gateway's deny-empty-key); " +
+		"empty-key=pass|shared|reject or fallback=COLUMN sets it."
 	return report.WriteWrapped(io.Out, keyed, io.Width)
 }
 

@@ -26,8 +26,12 @@ func WriteTopKeys(w io.Writer, r *simulator.Result, name func(int32) string, top
 			continue
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "\nper key, %s: %s, %d hurt (%d innocent: never over %s per %s)",
-			labels[i], Plural(int64(k.DistinctKeys), "key"), k.KeysHurt, k.InnocentKeysHurt, fmtNum(k.NominalLimit), k.NominalWindow)
+		nominal := fmt.Sprintf("never over %s per %s", fmtNum(k.NominalLimit), k.NominalWindow)
+		if k.NominalWindow == 0 && k.NominalLimit > 0 { // a concurrency limit
+			nominal = fmt.Sprintf("never offered a call with %s of its own in flight", fmtNum(k.NominalLimit))
+		}
+		fmt.Fprintf(&b, "\nper key, %s: %s, %d hurt (%d innocent: %s)",
+			labels[i], Plural(int64(k.DistinctKeys), "key"), k.KeysHurt, k.InnocentKeysHurt, nominal)
 		if k.HasUsers {
 			fmt.Fprintf(&b, ", %s hurt (%d innocent)", Plural(int64(k.UsersHurt), "user"), k.InnocentUsersHurt)
 		}
