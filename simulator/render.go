@@ -169,6 +169,7 @@ type algoSummaryJS struct {
 	*redisSummaryJS
 	*prioritySummaryJS
 	*keysSummaryJS
+	*clusterSummaryJS
 }
 
 func passRatio(passed, arrived int64) float64 {
@@ -229,6 +230,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		js.prioritySummaryJS = prioritySummary(a.Priority)
 		js.EpochMs = epochMs(&r.Algorithms[i])
 		js.keysSummaryJS = keysSummary(a.Keys)
+		js.clusterSummaryJS = clusterSummary(a.Cluster)
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

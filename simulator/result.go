@@ -69,6 +69,8 @@ type AlgoResult struct {
 	NsPerDecision float64
 	// Redis holds a Redis limiter's figures (nil for the others).
 	Redis *RedisFigures
+	// Cluster holds a cluster limiter's figures (nil for the others).
+	Cluster *ClusterFigures
 	// EpochMs is the Unix ms that virtual time 0 maps to for a limiter that
 	// reads a wall clock (kong, traefik, haproxy); HasEpochMs says there is
 	// one. A Redis limiter's is in Redis.
