@@ -167,7 +167,13 @@ type clusterArrival struct {
 func portSentinelCluster(c SentinelClusterConfig, epochMs int64, trace []clusterArrival) []Decision {
 	metric := newJClusterMetric(c.SampleCount, c.Interval.Milliseconds())
 	global := &jRequestLimiter{la: newJLeap(10, 1000), qpsAllowed: c.MaxQPS}
-	msOf := func(t time.Duration) int64 { return epochMs + int64(t/time.Millisecond) }
+	msOf := func(t time.Duration) int64 { // Math.floorDiv
+		m := int64(t / time.Millisecond)
+		if t%time.Millisecond < 0 {
+			m--
+		}
+		return epochMs + m
+	}
 	out := make([]Decision, len(trace))
 	type ev struct {
 		at    time.Duration
@@ -350,6 +356,7 @@ func TestSentinelClusterMatchesPort(t *testing.T) {
 		cases = 2000
 	}
 	var decisions int
+	var fallbacks, waits int64
 	for k := 0; k < cases; k++ {
 		c, trace := randomClusterCase(rng)
 		got, l := runClusterLimiter(t, c, trace)
@@ -363,7 +370,9 @@ func TestSentinelClusterMatchesPort(t *testing.T) {
 			}
 		}
 		decisions += len(trace)
-		fb, _, per := l.ClusterFigures()
+		fb, sw, per := l.ClusterFigures()
+		fallbacks += fb
+		waits += sw
 		var passed, sum int64
 		for _, d := range got {
 			if d.Pass {
@@ -380,7 +389,10 @@ func TestSentinelClusterMatchesPort(t *testing.T) {
 			writeClusterCase(t, filepath.Join(dump, fmt.Sprintf("case%04d.txt", k)), c, l.EpochMs(), trace, want)
 		}
 	}
-	t.Logf("%d cases, %d decisions equal", cases, decisions)
+	t.Logf("%d cases, %d decisions equal (%d on the fail path, %d SHOULD_WAIT)", cases, decisions, fallbacks, waits)
+	if fallbacks == 0 || waits == 0 {
+		t.Fatal("the random cases never reach the fail path or SHOULD_WAIT")
+	}
 }
 
 // writeClusterCase writes a case for the Java harness: a config line, then
