@@ -578,6 +578,12 @@ func (l *SentinelCluster) Spec() string {
 // count times the connected clients, times exceed).
 func (l *SentinelCluster) Rate() float64 { return l.threshold }
 
+// resourceWide implements resourceWide: a cluster FlowRule is one window
+// for the whole cluster (Sentinel's per-value cluster rules are
+// ClusterParamFlowChecker's, which the lab does not simulate), so key= is
+// refused.
+func (l *SentinelCluster) resourceWide() {}
+
 // Err reports the first arrival that stepped the clock back, if any.
 func (l *SentinelCluster) Err() error { return l.err }
 
