@@ -268,6 +268,11 @@ func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 			s = spec("leap-array", "limit", c)
 		}
 	}
+	if cs, ok, err := javaClusterFlow(f, grade, behavior, c, &row.notes); err != nil { // sentinel_cluster.go
+		return err
+	} else if ok {
+		s, what = cs, what+" clusterMode"
+	}
 	for _, k := range f.unread() {
 		row.notes = append(row.notes, fmt.Sprintf("%s: ignored (not a FlowRule field the lab simulates)", k))
 	}
