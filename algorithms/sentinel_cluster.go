@@ -237,6 +237,9 @@ type SentinelCluster struct {
 
 	fallbacks, shouldWait int64
 	instancePassed        []int64
+	// lastFB flags the arrivals of the last batch decided on the fail
+	// path (LastFallbacks).
+	lastFB []bool
 }
 
 // clusterEvent is a client-side event: a fallback's local check (check)
@@ -490,6 +493,9 @@ func (l *SentinelCluster) decide(now time.Duration, r *Request, j int) {
 	cost := int64(r.cost())
 	fail := func(at time.Duration) {
 		l.fallbacks++
+		if j < len(l.lastFB) {
+			l.lastFB[j] = true
+		}
 		l.pending[seq] = j
 		heap.Push(&l.events, clusterEvent{at: at, seq: seq, client: client, check: true, cost: cost, arr: now})
 	}
@@ -533,6 +539,7 @@ func (l *SentinelCluster) Decide(now time.Duration) Decision {
 func (l *SentinelCluster) DecideRequest(now time.Duration, r *Request) Decision {
 	var one [1]Decision
 	l.out = one[:]
+	l.lastFB = l.lastFB[:0]
 	l.decide(now, r, 0)
 	l.runPendingChecks()
 	l.out = nil
@@ -544,12 +551,17 @@ func (l *SentinelCluster) DecideRequest(now time.Duration, r *Request) Decision 
 // before it, as it does in Sentinel.
 func (l *SentinelCluster) DecideRequests(nows []time.Duration, reqs []Request, out []Decision) {
 	l.out = out
+	l.lastFB = append(l.lastFB[:0], make([]bool, len(nows))...)
 	for j := range nows {
 		l.decide(nows[j], &reqs[j], j)
 	}
 	l.runPendingChecks()
 	l.out = nil
 }
+
+// LastFallbacks flags the arrivals of the last DecideRequests call that
+// were decided on the fail path (series.csv's cluster_fallbacks per bin).
+func (l *SentinelCluster) LastFallbacks() []bool { return l.lastFB }
 
 // ClusterFigures are the run's figures: the arrivals decided on the fail
 // path, the passes answered SHOULD_WAIT, and each client's passes.

@@ -178,6 +178,7 @@ func (b *Bin) merge(o Bin) {
 	b.WaitSum += o.WaitSum
 	b.WaitMax = max(b.WaitMax, o.WaitMax)
 	b.Borrowed += o.Borrowed
+	b.Fallbacks += o.Fallbacks
 	b.KeysHurt += o.KeysHurt
 	b.Completed += o.Completed
 	b.Errors += o.Errors

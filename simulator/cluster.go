@@ -97,3 +97,38 @@ func ClusterTable(r *Result) (header []string, rows [][]string) {
 	}
 	return header, rows
 }
+
+// fallbackFlagger is a cluster limiter that tells, for its last batch,
+// which arrivals it decided on its fail path.
+type fallbackFlagger interface {
+	LastFallbacks() []bool
+}
+
+// addFallbacks counts the last batch's fallbacks in their arrival's bin.
+func addFallbacks(lim algorithms.Limiter, a *accumulator, arr []scenarios.Arrival) {
+	f, ok := lim.(fallbackFlagger)
+	if !ok {
+		return
+	}
+	flags := f.LastFallbacks()
+	for j := range arr {
+		if j < len(flags) && flags[j] {
+			a.binAt(int64(arr[j].At)).Fallbacks++
+		}
+	}
+}
+
+// HasClusterFallbacks reports whether a row is a cluster limiter
+// (series.csv then has a cluster_fallbacks column).
+func HasClusterFallbacks(r *Result) bool {
+	for i := range r.Algorithms {
+		if r.Algorithms[i].Cluster != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// SeriesFallbacksColumn is the column series.csv adds, last, when a row is
+// a cluster limiter: the arrivals of the bin it decided on its fail path.
+const SeriesFallbacksColumn = ",cluster_fallbacks"

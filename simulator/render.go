@@ -69,6 +69,10 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 	if borrowed {
 		h = h[:len(h)-1] + SeriesBorrowedColumn + "\n"
 	}
+	fallbacks := HasClusterFallbacks(r) // cluster.go
+	if fallbacks {
+		h = h[:len(h)-1] + SeriesFallbacksColumn + "\n"
+	}
 	bw.WriteString(seriesKeysHeader(h, keyed))
 	var b []byte
 	for _, a := range r.Algorithms {
@@ -100,6 +104,10 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			}
 			if borrowed {
 				b = appendBorrowedBin(b, &bin)
+			}
+			if fallbacks {
+				b = append(b, ',')
+				b = strconv.AppendInt(b, bin.Fallbacks, 10)
 			}
 			if keyed {
 				hurt += bin.KeysHurt

@@ -149,6 +149,9 @@ type Bin struct {
 	// future window and were counted there in advance (prioritized
 	// requests on leap-array with occupy-timeout); they are among Passed.
 	Borrowed int64
+	// Fallbacks counts the arrivals of this bin a cluster limiter decided
+	// on its fail path (series.csv's cluster_fallbacks; cluster.go).
+	Fallbacks int64
 	// KeysHurt counts the keys whose first reject fell in this bin (keyed
 	// rows only; series.csv's keys_hurt column is its running sum).
 	KeysHurt int64
