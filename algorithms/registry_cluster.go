@@ -29,6 +29,7 @@ var clusterKinds = []kind{
 			p("local-sample-count", "2", "each client's node: buckets (SampleCountProperty)", kindInt),
 			p("local-interval", "1s", "each client's node: window (IntervalProperty)", kindDuration),
 			p("skew", "0s", "clients' clocks spread over [−skew, +skew] (the server's is true time)", kindDuration),
+			p("route", "none", "a trace column holding each arrival's client index (0 … instances−1); none: arrival i goes to client i mod instances", kindString),
 		},
 		build: func(a *args) (Limiter, error) {
 			var c SentinelClusterConfig
@@ -63,6 +64,9 @@ var clusterKinds = []kind{
 				return nil, err
 			}
 			c.Down = ws
+			if v := a.str("route"); v != "none" && v != "(none)" {
+				c.Route = v
+			}
 			return NewSentinelCluster(c)
 		},
 	},

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -94,6 +95,9 @@ type SentinelClusterConfig struct {
 	// LocalSampleCount and LocalInterval are each client's node.
 	LocalSampleCount int
 	LocalInterval    time.Duration
+	// Route names a trace column holding each arrival's client index
+	// (0 … instances−1); "" sends arrival i to client i mod instances.
+	Route string
 }
 
 // DownWindow is a span [From, To) of true time in which the clients are
@@ -237,6 +241,10 @@ type SentinelCluster struct {
 
 	fallbacks, shouldWait int64
 	instancePassed        []int64
+	// route=COLUMN: the column's index in Request.Keys (-1 unbound) and
+	// the names of its values.
+	routeIdx int
+	keyName  func(int32) string
 	// lastFB flags the arrivals of the last batch decided on the fail
 	// path (LastFallbacks).
 	lastFB []bool
@@ -291,7 +299,7 @@ func NewSentinelCluster(c SentinelClusterConfig) (*SentinelCluster, error) {
 	if err := checkClusterWindow("local-", c.LocalSampleCount, c.LocalInterval); err != nil {
 		return nil, err
 	}
-	l := &SentinelCluster{cfg: c, half: c.RTT / 2, timeout: c.RTT > c.Timeout, pending: map[int64]int{}}
+	l := &SentinelCluster{cfg: c, half: c.RTT / 2, timeout: c.RTT > c.Timeout, pending: map[int64]int{}, routeIdx: -1}
 	lcm := lcmInt64(lcmInt64(1000, c.Interval.Milliseconds()), c.LocalInterval.Milliseconds())
 	const base = 1_600_000_000_000
 	l.epochMs = (base + lcm - 1) / lcm * lcm
@@ -489,7 +497,7 @@ func (l *SentinelCluster) decide(now time.Duration, r *Request, j int) {
 	}
 	l.last = now
 	l.runEvents(now, seq)
-	client := int(seq % int64(l.cfg.Instances))
+	client := l.client(seq, r)
 	cost := int64(r.cost())
 	fail := func(at time.Duration) {
 		l.fallbacks++
@@ -526,6 +534,45 @@ func (l *SentinelCluster) decide(now time.Duration, r *Request, j int) {
 	l.instancePassed[client]++
 	heap.Push(&l.events, clusterEvent{at: now + d.Wait, seq: seq, client: client, cost: cost})
 }
+
+// client is the client of arrival seq: seq mod instances, or the index
+// the route column holds (an index that is not one is an error, Err).
+func (l *SentinelCluster) client(seq int64, r *Request) int {
+	if l.cfg.Route == "" {
+		return int(seq % int64(l.cfg.Instances))
+	}
+	v := ""
+	if l.routeIdx >= 0 && l.keyName != nil && r.Keys[l.routeIdx] != NoKey {
+		v = l.keyName(r.Keys[l.routeIdx])
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 || n >= l.cfg.Instances {
+		if l.err == nil {
+			l.err = fmt.Errorf("sentinel-cluster: arrival %d: route column %q holds %q, not a client index from 0 to %d; fix the trace or the spec's instances", seq, l.cfg.Route, v, l.cfg.Instances-1)
+		}
+		return 0
+	}
+	return n
+}
+
+// KeyColumns implements KeyColumnUser: the route column, if any.
+func (l *SentinelCluster) KeyColumns() []string {
+	if l.cfg.Route == "" {
+		return nil
+	}
+	return []string{l.cfg.Route}
+}
+
+// BindKeyColumns implements KeyColumnUser.
+func (l *SentinelCluster) BindKeyColumns(idx []int) error {
+	if len(idx) > 0 {
+		l.routeIdx = idx[0]
+	}
+	return nil
+}
+
+// BindKeyNames implements KeyNameUser: the route column's values.
+func (l *SentinelCluster) BindKeyNames(name func(id int32) string) { l.keyName = name }
 
 // Decide implements Limiter.
 func (l *SentinelCluster) Decide(now time.Duration) Decision {
@@ -582,7 +629,16 @@ func (l *SentinelCluster) Spec() string {
 	return fmt.Sprintf("sentinel-cluster:count=%s,threshold=%s,instances=%d,connected=%d,rtt=%s,timeout=%s,fallback=%s,down=%s,exceed=%s,max-occupy=%s,max-qps=%s,sample-count=%d,interval=%s,local-sample-count=%d,local-interval=%s,skew=%s",
 		formatFloat(c.Count), th, c.Instances, c.Connected, FormatDuration(c.RTT), FormatDuration(c.Timeout), fb,
 		formatDownWindows(c.Down), formatFloat(c.Exceed), formatFloat(c.MaxOccupy), formatFloat(c.MaxQPS),
-		c.SampleCount, FormatDuration(c.Interval), c.LocalSampleCount, FormatDuration(c.LocalInterval), FormatDuration(c.Skew))
+		c.SampleCount, FormatDuration(c.Interval), c.LocalSampleCount, FormatDuration(c.LocalInterval), FormatDuration(c.Skew)) + route(c.Route)
+}
+
+// route is the spec's route part: left out when unset, so specs written
+// without it keep their canonical form.
+func route(col string) string {
+	if col == "" {
+		return ""
+	}
+	return ",route=" + col
 }
 
 // Rate implements Limiter: the cluster's threshold, which the server

@@ -190,3 +190,39 @@ func FuzzParseDownWindows(f *testing.F) {
 		}
 	})
 }
+
+// TestSentinelClusterRoute: route=COLUMN sends each arrival to the client
+// its column names; a value that is not a client index is an error.
+func TestSentinelClusterRoute(t *testing.T) {
+	lim, err := New("sentinel-cluster:count=1,threshold=global,instances=2,down=0s-1s,route=pod", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lim.(*SentinelCluster)
+	if cols := l.KeyColumns(); len(cols) != 1 || cols[0] != "pod" || !strings.HasSuffix(l.Spec(), ",route=pod") {
+		t.Fatalf("columns %v, spec %s", cols, l.Spec())
+	}
+	names := []string{"1", "1", "0", "7"}
+	l.BindKeyColumns([]int{0})
+	l.BindKeyNames(func(id int32) string { return names[id] })
+	var got []bool
+	for i := range 3 {
+		r := Request{Keys: noKeys, Cost: 1}
+		r.Keys[0] = int32(i)
+		got = append(got, l.DecideRequest(time.Duration(i)*time.Millisecond, &r).Pass)
+	}
+	// Down: every request is checked on its client's node with count 1:
+	// client 1 passes the first and blocks the second; client 0 passes.
+	if !got[0] || got[1] || !got[2] {
+		t.Errorf("passes %v, want [true false true]", got)
+	}
+	if _, _, per := l.ClusterFigures(); per[0] != 1 || per[1] != 1 {
+		t.Errorf("per instance %v", per)
+	}
+	r := Request{Keys: noKeys, Cost: 1}
+	r.Keys[0] = 3
+	l.DecideRequest(5*time.Millisecond, &r)
+	if err := l.Err(); err == nil || !strings.Contains(err.Error(), `"7"`) || !strings.Contains(err.Error(), "from 0 to 1") {
+		t.Fatalf("err %v", err)
+	}
+}
