@@ -427,3 +427,30 @@ func writeClusterCase(t testing.TB, path string, c SentinelClusterConfig, epochM
 		t.Fatal(err)
 	}
 }
+
+// TestSentinelClusterOneByOne: without a fail path (no outage, rtt within
+// the timeout, max-qps out of reach) no decision waits for a later
+// arrival, so DecideRequest one arrival at a time (an evented row) equals
+// the port too.
+func TestSentinelClusterOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 2))
+	for k := 0; k < 200; k++ {
+		c, trace := randomClusterCase(rng)
+		c.Down, c.MaxQPS = nil, 30000
+		c.RTT = min(c.RTT, c.Timeout)
+		l, err := NewSentinelCluster(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := portSentinelCluster(c, l.EpochMs(), trace)
+		for i, a := range trace {
+			got := l.DecideRequest(a.at, &Request{Keys: noKeys, Cost: int32(a.cost), Priority: a.prio})
+			if got != want[i] {
+				t.Fatalf("case %d (%s), arrival %d: %+v, port %+v", k, l.Spec(), i, got, want[i])
+			}
+		}
+		if fb, _, _ := l.ClusterFigures(); fb != 0 {
+			t.Fatalf("case %d: %d fallbacks without a fail path", k, fb)
+		}
+	}
+}
