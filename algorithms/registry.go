@@ -173,6 +173,7 @@ var kinds = slices.Concat(
 	inFamily("gateways", gatewayKinds),
 	inFamily("per-key", keyedKinds),
 	inFamily("adaptive", adaptiveKinds),
+	inFamily("Sentinel", clusterKinds),
 )
 
 // inFamily sets the Family of every kind in a family's table.

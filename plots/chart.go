@@ -309,6 +309,7 @@ func extraItems(data []PanelData) []keyItem {
 		items = append(items, keyItem{label: "clock step", line: stepStyle})
 	}
 	items = append(items, borrowedItems(data)...) // plots/priority.go
+	items = append(items, fallbackItems(data)...) // plots/cluster.go
 	return items
 }
 
@@ -428,6 +429,7 @@ func panelPlot(d *PanelData, res *simulator.Result, from, to time.Duration, widt
 	addStateBand(p, d, res, from, to)
 	addBorrowed(p, d, f, t) // plots/priority.go
 	addPasses(p, d, f, t, 0x50)
+	addFallbacks(p, d, f, t) // plots/cluster.go
 	if len(d.Goodput) > 0 {
 		// An adaptive row: what the callers got back in time.
 		p.Add(stepLine(d, d.Goodput, f, t, goodputStyle))

@@ -73,6 +73,9 @@ type PanelData struct {
 	// requests that waited for a future window), drawn as a second shade
 	// under the pass line; nil when the row borrowed nothing.
 	Borrowed []float64
+	// Fallbacks is the rate of arrivals a cluster limiter decided on its
+	// fail path per point (plots/cluster.go); nil for other rows.
+	Fallbacks []float64
 }
 
 // maxStepMarks is the most clock steps a chart marks.
@@ -184,6 +187,11 @@ func ChartData(res *simulator.Result, opts ChartOptions) []PanelData {
 		if p := a.Priority; p != nil && p.WaitedForNextWindow > 0 {
 			for _, c := range cs {
 				pd.Borrowed = append(pd.Borrowed, c.Borrowed)
+			}
+		}
+		if a.Cluster != nil {
+			for _, c := range cs {
+				pd.Fallbacks = append(pd.Fallbacks, c.Fallbacks)
 			}
 		}
 		out[i] = pd

@@ -41,6 +41,8 @@ var palette = map[string]color.RGBA{
 	"gradient2":       {R: 0x20, G: 0xb2, B: 0xaa, A: 0xff}, // light sea green
 	"envoy-adaptive":  {R: 0xff, G: 0x45, B: 0x00, A: 0xff}, // medium violet red
 	"none":            {R: 0x69, G: 0x69, B: 0x69, A: 0xff}, // dim grey
+	// Sentinel's cluster flow control (issue 28).
+	"sentinel-cluster": {R: 0x8b, G: 0x45, B: 0x13, A: 0xff}, // saddle brown
 }
 
 // unknownColor is used for names missing from the palette.

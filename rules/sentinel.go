@@ -230,8 +230,11 @@ func resourceOf(f *fields) (string, error) {
 // passes it. The lab has no token server: a valid cluster rule with
 // fallback runs as its local check (a note says so); without fallback it
 // is NotSimulated (Sentinel would pass every request). flow says the
-// FlowRule checks (a cluster strategy of 0 only).
-func javaCluster(f *fields, res string, flow bool, notes *[]string) error {
+// FlowRule checks (a cluster strategy of 0 only). simulated says the rule
+// becomes sentinel-cluster (a QPS FlowRule with controlBehavior 0,
+// sentinel_cluster.go), which models the token server and both
+// fallbacks: then only the validation applies here.
+func javaCluster(f *fields, res string, flow, simulated bool, notes *[]string) error {
 	cluster, err := f.boolean("clusterMode", false)
 	if err != nil || !cluster {
 		f.node("clusterConfig")
@@ -264,6 +267,9 @@ func javaCluster(f *fields, res string, flow bool, notes *[]string) error {
 		return f.drop(res, "clusterConfig sampleCount %d, windowIntervalMs %d: Sentinel drops the rule (FlowRuleUtil.isWindowConfigValid: both positive, the interval a multiple of the count)", samples, window)
 	case flow && strategy != 0:
 		return f.drop(res, "clusterConfig.strategy %d: Sentinel drops the rule (FlowRuleUtil.checkClusterField accepts only FLOW_CLUSTER_STRATEGY_NORMAL, 0)", strategy)
+	}
+	if simulated {
+		return nil
 	}
 	if !fallback {
 		return f.notSim(res, "clusterMode true with clusterConfig.fallbackToLocalWhenFail false: each request asks the token server, and when none answers Sentinel passes it (%s.fallbackToLocalOrPass); the lab simulates no token server, so it has no row for this rule", checker)
@@ -337,7 +343,7 @@ func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 	case grade == 1 && (behavior == 2 || behavior == 3) && queue <= 0:
 		return f.drop(res, "maxQueueingTimeMs %d: a rate-limiter rule needs a positive queueing time, and Sentinel drops it (FlowRuleUtil.checkControlBehaviorField)", queue)
 	}
-	if err := javaCluster(f, res, grade == 1, &notes); err != nil {
+	if err := javaCluster(f, res, true, grade == 1 && behavior == 0, &notes); err != nil {
 		return err
 	}
 	app, err := f.str("limitApp", "default")
@@ -395,6 +401,11 @@ func (d *doc) javaFlow(n *yaml.Node, rr *resourceRows) error {
 			}
 			s = spec("leap-array", "limit", c)
 		}
+	}
+	if cs, ok, err := javaClusterFlow(f, int(grade), behavior, c, &row.notes); err != nil { // sentinel_cluster.go
+		return err
+	} else if ok {
+		s, what = cs, what+" clusterMode"
 	}
 	for _, k := range f.unread() {
 		row.notes = append(row.notes, fmt.Sprintf("%s: ignored (not a FlowRule field the lab simulates)", k))
@@ -512,7 +523,7 @@ func (d *doc) javaParam(n *yaml.Node, rr *resourceRows) error {
 	case queue < 0:
 		return f.drop(res, "maxQueueingTimeMs %d is negative, and Sentinel drops the rule (%s: maxQueueingTimeMs >= 0)", queue, v)
 	}
-	if err := javaCluster(f, res, false, &notes); err != nil {
+	if err := javaCluster(f, res, false, false, &notes); err != nil {
 		return err
 	}
 	switch {

@@ -31,7 +31,7 @@ func TestSentinelDropsInvalidRules(t *testing.T) {
 		{"go associated resource", "r.json", `{"resource": "a", "threshold": 5, "relationStrategy": 1, "refResource": "b"}`, NotSimulated, "generateStatFor"},
 		{"cluster without config", "r.json", `{"resource": "a", "count": 5, "clusterMode": true}`, Inactive, "clusterConfig == null"},
 		{"cluster bad window", "r.json", `{"resource": "a", "count": 5, "clusterMode": true, "clusterConfig": {"flowId": 1, "sampleCount": 3, "windowIntervalMs": 1000}}`, Inactive, "isWindowConfigValid"},
-		{"cluster without fallback", "r.json", `{"resource": "a", "count": 5, "clusterMode": true, "clusterConfig": {"flowId": 1, "fallbackToLocalWhenFail": false}}`, NotSimulated, "fallbackToLocalOrPass"},
+		{"cluster thread grade without fallback", "r.json", `{"resource": "a", "grade": 0, "count": 5, "clusterMode": true, "clusterConfig": {"flowId": 1, "fallbackToLocalWhenFail": false}}`, NotSimulated, "fallbackToLocalOrPass"},
 		{"degrade without window", "r.json", `{"resource": "a", "grade": 2, "count": 5, "timeWindow": 0}`, Inactive, "timeWindow > 0"},
 		{"exception ratio above 1", "r.json", `{"resource": "a", "grade": 1, "count": 1.5, "timeWindow": 10}`, Inactive, "ratio from 0 to 1"},
 		{"param without idx", "r.json", `{"resource": "a", "count": 5, "durationInSec": 1}`, Inactive, "paramIdx != null"},

@@ -178,6 +178,7 @@ func (b *Bin) merge(o Bin) {
 	b.WaitSum += o.WaitSum
 	b.WaitMax = max(b.WaitMax, o.WaitMax)
 	b.Borrowed += o.Borrowed
+	b.Fallbacks += o.Fallbacks
 	b.KeysHurt += o.KeysHurt
 	b.Completed += o.Completed
 	b.Errors += o.Errors
@@ -346,6 +347,7 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 		r.SampleCount = sc.SampleCount()
 	}
 	r.Redis = redisFigures(lim)
+	r.Cluster = clusterFigures(lim)
 	r.EpochMs, r.HasEpochMs = wallEpoch(lim)
 	r.MaxWindowPassed, r.LateAdmissions = a.window.result()
 	if at, ok := a.window.busiest(); ok {

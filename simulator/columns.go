@@ -66,6 +66,9 @@ type Column struct {
 	// the column's bins, per second: the part of Pass.Mean that waited for
 	// a future window.
 	Borrowed float64
+	// Fallbacks is the mean rate of the arrivals a cluster limiter decided
+	// on its fail path (Bin.Fallbacks), per second.
+	Fallbacks float64
 	// Goodput is the mean rate of responses without error or timeout
 	// (completed − errors) over the column's bins, per second.
 	Goodput float64
@@ -160,6 +163,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 			}
 			c.Completed = b.Completed
 			c.Borrowed = float64(b.Borrowed) / binS
+			c.Fallbacks = float64(b.Fallbacks) / binS
 			c.Goodput = float64(b.Completed-b.Errors) / binS
 			c.addSignals(&b)
 			c.endSignals()
@@ -182,6 +186,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		cur.Pass.Mean /= k
 		cur.Window.Mean /= k
 		cur.Borrowed /= k
+		cur.Fallbacks /= k
 		if passed > 0 {
 			cur.WaitMs = ms(waitSum) / float64(passed)
 		}
@@ -212,6 +217,7 @@ func Columns(r *Result, a *AlgoResult, from, to time.Duration, n int) []Column {
 		cur.Pass.add(float64(b.Passed)/binS, first)
 		cur.Window.add(float64(winAt(j))/spanS, first)
 		cur.Borrowed += float64(b.Borrowed) / binS
+		cur.Fallbacks += float64(b.Fallbacks) / binS
 		waitSum += b.WaitSum
 		passed += b.Passed
 		rtSum += b.RTSum

@@ -330,6 +330,7 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 		return err
 	}
 	acc.addBatch(arr, ds)
+	addFallbacks(lim, acc, arr) // cluster.go
 	if j := acc.wrapped - 1; j >= 0 {
 		return wrapErr(lim.Spec(), fmt.Sprintf("arrival %d", b.seq+int64(j)), arr[j].At, fmt.Sprintf("the wait of %v it is given", ds[j].Wait), "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
 	}

@@ -47,6 +47,9 @@ type (
 // decideBatch lets a batchDecider decide arr into ds; false if lim is not
 // one.
 func decideBatch(lim algorithms.Limiter, arr []scenarios.Arrival, ds []algorithms.Decision) bool {
+	if decideRequests(lim, arr, ds) {
+		return true
+	}
 	b, ok := lim.(batchDecider)
 	if !ok {
 		return false

@@ -69,6 +69,10 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 	if borrowed {
 		h = h[:len(h)-1] + SeriesBorrowedColumn + "\n"
 	}
+	fallbacks := HasClusterFallbacks(r) // cluster.go
+	if fallbacks {
+		h = h[:len(h)-1] + SeriesFallbacksColumn + "\n"
+	}
 	bw.WriteString(seriesKeysHeader(h, keyed))
 	var b []byte
 	for _, a := range r.Algorithms {
@@ -100,6 +104,10 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			}
 			if borrowed {
 				b = appendBorrowedBin(b, &bin)
+			}
+			if fallbacks {
+				b = append(b, ',')
+				b = strconv.AppendInt(b, bin.Fallbacks, 10)
 			}
 			if keyed {
 				hurt += bin.KeysHurt
@@ -169,6 +177,7 @@ type algoSummaryJS struct {
 	*redisSummaryJS
 	*prioritySummaryJS
 	*keysSummaryJS
+	*clusterSummaryJS
 }
 
 // passRatio is passed/arrived; 0 for 0/0, which the outputs show as
@@ -248,6 +257,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		js.prioritySummaryJS = prioritySummary(a.Priority)
 		js.EpochMs = epochMs(&r.Algorithms[i])
 		js.keysSummaryJS = keysSummary(a.Keys)
+		js.clusterSummaryJS = clusterSummary(a.Cluster)
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

@@ -69,6 +69,8 @@ type AlgoResult struct {
 	NsPerDecision float64
 	// Redis holds a Redis limiter's figures (nil for the others).
 	Redis *RedisFigures
+	// Cluster holds a cluster limiter's figures (nil for the others).
+	Cluster *ClusterFigures
 	// EpochMs is the Unix ms that virtual time 0 maps to for a limiter that
 	// reads a wall clock (kong, traefik, haproxy); HasEpochMs says there is
 	// one. A Redis limiter's is in Redis.
@@ -149,6 +151,9 @@ type Bin struct {
 	// future window and were counted there in advance (prioritized
 	// requests on leap-array with occupy-timeout); they are among Passed.
 	Borrowed int64
+	// Fallbacks counts the arrivals of this bin a cluster limiter decided
+	// on its fail path (series.csv's cluster_fallbacks; cluster.go).
+	Fallbacks int64
 	// KeysHurt counts the keys whose first reject fell in this bin (keyed
 	// rows only; series.csv's keys_hurt column is its running sum).
 	KeysHurt int64

@@ -110,7 +110,8 @@ var familyBlurbs = map[string]string{
 	"buckets": "a token bucket (golang.org/x/time/rate), Guava's SmoothBursty " +
 		"and SmoothWarmingUp, uber-go/ratelimit",
 	"Sentinel": "its throttling (leaky bucket) and its two warm-up controllers, " +
-		"Java 1.8 or sentinel-golang (flavor=go)",
+		"Java 1.8 or sentinel-golang (flavor=go), and its cluster flow control " +
+		"(a token server, its clients and their fallback when it is away)",
 	"breakers": "Sentinel's circuit breakers (slow ratio, error ratio, error " +
 		"count), alone or last in a chain A+B+...",
 	"gateways": "the limiters of Envoy (local_ratelimit), Traefik, HAProxy, Kong, " +

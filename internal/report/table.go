@@ -239,6 +239,18 @@ func mdTable(b *strings.Builder, header []string, rows [][]string) {
 func (r *Report) redisTable() (header []string, rows [][]string) {
 	header, rows = simulator.RedisTable(r.Result)
 	labels := Labels(r.Result)
+	if len(rows) == 0 {
+		// No Redis limiter: the cluster limiters' figures (issue 28).
+		header, rows = simulator.ClusterTable(r.Result)
+		k := 0
+		for i, a := range r.Result.Algorithms {
+			if a.Cluster != nil && k < len(rows) {
+				rows[k][0] = labels[i]
+				k++
+			}
+		}
+		return header, rows
+	}
 	k := 0
 	for i, a := range r.Result.Algorithms {
 		if a.Redis != nil && k < len(rows) {
