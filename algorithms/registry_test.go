@@ -12,6 +12,7 @@ import (
 // specPerName is one buildable spec for every name and alias the registry
 // knows; TestRegistryEveryNameRoundTrips fails when a new kind has no row.
 var specPerName = map[string][]string{
+	"hierarchical":           {"hierarchical:limit=3", "hierarchical:limit=3,window=2s,layers=100ms*20+1s*3"},
 	"fixed-window":           {"fixed-window:limit=3", "fixed-window:limit=3,check-to-add=2ms"},
 	"leap-array":             {"leap-array:limit=4", "leap-array:limit=4,flavor=go", "leap-array:limit=2,occupy-timeout=0s", "leap-array:limit=4,check-to-add=1ms"},
 	"sliding-window":         {"sliding-window:limit=4"},
