@@ -17,6 +17,8 @@ type TuneOptions struct {
 	IO    *IOStreams
 	Lab   lab.TuneOptions
 	Quiet bool
+	// Layers: compare the layered window instead (tune_layers.go).
+	Layers bool
 }
 
 // NewCmdTune builds `tune`. runF replaces the action in tests.
@@ -57,6 +59,7 @@ flow and degrade rules) that rule's stage is tuned alone.`,
 			sourceFromFlags(&opts.Lab.Source, cmd, args)
 			opts.Lab.TargetSet = cmd.Flags().Changed("target")
 			opts.Lab.WindowSet = cmd.Flags().Changed("window")
+			layersDefaults(cmd, opts)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -79,10 +82,14 @@ flow and degrade rules) that rule's stage is tuned alone.`,
 	// tune replays one rule's QPS flow stage, not a row per rule.
 	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
 	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
+	addLayersFlag(cmd, opts)
 	return cmd
 }
 
 func tuneRun(ctx context.Context, opts *TuneOptions) error {
+	if opts.Layers {
+		return tuneLayersRun(ctx, opts)
+	}
 	plan, err := lab.NewTunePlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 	if err != nil {
 		return err
