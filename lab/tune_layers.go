@@ -50,8 +50,8 @@ type LayersRow struct {
 	// The run's figures: the overshoot is MaxWindowPassed over the limit
 	// per window.
 	Arrived, Passed, MaxWindowPassed, LateAdmissions int64
-	Overshoot, NsPerDecision                        float64
-	StateBytes                                      int
+	Overshoot, NsPerDecision                         float64
+	StateBytes                                       int
 }
 
 // LayersTune is a finished layers tune.
