@@ -70,6 +70,7 @@ func TestCatalogPins(t *testing.T) {
 		{"io-slowdown", 400, 40 * time.Second, -1, -1, 6},
 		{"retry-storm", 400, 60 * time.Second, -1, -1, 7},
 		{"envoy-min-rtt", 400, 60 * time.Second, -1, -1, 4},
+		{"layered-minute", 10, 150 * time.Second, -1, -1, 6},
 	}
 	if len(tests) != len(Catalog())-len(keyedCatalog()) { // keyed ones: TestKeyedCatalog
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))
