@@ -335,3 +335,125 @@ func FuzzParseLayers(f *testing.F) {
 		h.Decide(1500 * ms)
 	})
 }
+
+// hierMaps is the definition with each layer's buckets in a map, for any
+// clock: the layers move to the newest instant reached, the check reads
+// them there, and a pass counts in every layer still holding its bucket.
+type hierMaps struct {
+	limit   float64
+	w       int64
+	layers  []Layer
+	buckets []map[int64]int64
+	newest  int64
+	seen    bool
+}
+
+func (h *hierMaps) decide(at time.Duration) bool {
+	t := int64(at)
+	if !h.seen || t > h.newest {
+		h.newest, h.seen = t, true
+	}
+	T, s := h.newest, h.newest-h.w
+	J := func(m int) int64 { return floorDiv(T, int64(h.layers[m].Len)) }
+	held := func(m int, i int64) bool { return i > J(m)-int64(h.layers[m].Count) && i <= J(m) }
+	for m := range h.layers {
+		for i := range h.buckets[m] {
+			if !held(m, i) {
+				delete(h.buckets[m], i)
+			}
+		}
+	}
+	// count(m, from, to): layer m's passes in buckets starting in [from, to).
+	count := func(m int, from, to int64) int64 {
+		var n int64
+		b := int64(h.layers[m].Len)
+		for i, c := range h.buckets[m] {
+			if i*b >= from && i*b < to {
+				n += c
+			}
+		}
+		return n
+	}
+	ans, near := -1, -1
+	reach := func(m int) int64 { return (J(m) - int64(h.layers[m].Count) + 1) * int64(h.layers[m].Len) }
+	for m := range h.layers {
+		if reach(m) <= s {
+			ans = m
+			break
+		}
+		if near < 0 || reach(m) < reach(near) {
+			near = m
+		}
+	}
+	var est float64
+	if ans < 0 {
+		est = float64(count(near, reach(near), T+1))
+	} else {
+		b := int64(h.layers[ans].Len)
+		u := floorDiv(s, b) * b
+		e := u + b
+		var known int64
+		if near >= 0 && reach(near) < e {
+			e = reach(near)
+			known = count(near, e, u+b)
+		}
+		rest := count(ans, u, u+b) - known
+		exact := count(ans, u+b, T+1) + known
+		est = float64(rest)*float64(e-s)/float64(e-u) + float64(exact)
+	}
+	if est+1 > h.limit {
+		return false
+	}
+	for m, l := range h.layers {
+		if i := floorDiv(t, int64(l.Len)); held(m, i) {
+			h.buckets[m][i]++
+		}
+	}
+	return true
+}
+
+// With a clock that steps back, idles and bursts on edges, the ring
+// implementation decides as the map-per-layer definition does.
+func TestHierarchicalClockBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 5))
+	decisions := 0
+	for trial := range 60 {
+		window := []time.Duration{time.Second, 2 * time.Second, 600 * ms}[trial%3]
+		limit := []float64{10, 3, 25.5, 100}[trial%4]
+		ls := randomLayers(rng, window)
+		h, err := NewHierarchical(HierarchicalConfig{Limit: limit, Window: window, Layers: ls})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := &hierMaps{limit: limit, w: int64(window), layers: ls}
+		for range ls {
+			ref.buckets = append(ref.buckets, map[int64]int64{})
+		}
+		for i, at := range jumpyTrace(rng, 1500, trial%2 == 0) {
+			if got, want := h.Decide(at).Pass, ref.decide(at); got != want {
+				t.Fatalf("limit %v window %v layers %s, arrival %d at %v: pass=%v, the definition says %v", limit, window, FormatLayers(ls), i, at, got, want)
+			}
+			decisions++
+		}
+	}
+	t.Logf("%d decisions identical", decisions)
+}
+
+// A step back is read at the newest instant: ten passes at 1.05 s fill the
+// window, and a request at 0.5 s is refused though nothing passed in
+// (−0.5 s, 0.5 s]; after that, a pass at 0.95 s (still held) counts.
+func TestHierarchicalStepBackExample(t *testing.T) {
+	h := newHier(t, 10, time.Second, "100ms*10+1s*2")
+	for range 9 {
+		h.Decide(1050 * ms)
+	}
+	if !h.Decide(950 * ms).Pass { // 9 + 1 ≤ 10, read at 1.05 s
+		t.Fatal("the tenth pass, at 950 ms after 1050 ms, was refused")
+	}
+	if h.Decide(500 * ms).Pass {
+		t.Fatal("a request at 500 ms passed although the window at the newest instant holds 10")
+	}
+	if got := h.Estimate(1050 * ms); got != 10 {
+		t.Fatalf("estimate %v, want 10 (the pass at 950 ms counts in fine bucket 9 and coarse bucket 0)", got)
+	}
+}
