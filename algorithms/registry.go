@@ -170,7 +170,7 @@ var (
 // that family's file (one line here per family).
 var kinds = slices.Concat(
 	coreKinds,    // each sets its own Family
-	layeredKinds, // hierarchical.go's layered window, in windows
+	layeredKinds, // hierarchical_registry.go: the layered window, in windows
 	inFamily("gateways", gatewayKinds),
 	inFamily("per-key", keyedKinds),
 	inFamily("adaptive", adaptiveKinds),
