@@ -248,7 +248,7 @@ func TestKeyedFlatTypesHaveNoPointers(t *testing.T) {
 // explicit, so a kind falling back by accident (a new type not given a
 // case in newTable) fails here.
 func TestKeyedFallbackKinds(t *testing.T) {
-	want := []string{"decaying-window", "leap-array", "seed-ring", "sliding-log", "warm-up", "warm-up-rate-limiter"}
+	want := []string{"decaying-window", "hierarchical", "leap-array", "seed-ring", "sliding-log", "warm-up", "warm-up-rate-limiter"}
 	var got []string
 	for name, tb := range perKeyTables(t) {
 		if _, ok := flatStateType(tb); !ok {

@@ -169,7 +169,8 @@ var (
 // them: the core table below, then each family's own table, declared in
 // that family's file (one line here per family).
 var kinds = slices.Concat(
-	coreKinds, // each sets its own Family
+	coreKinds,    // each sets its own Family
+	layeredKinds, // hierarchical_registry.go: the layered window, in windows
 	inFamily("gateways", gatewayKinds),
 	inFamily("per-key", keyedKinds),
 	inFamily("adaptive", adaptiveKinds),

@@ -13,6 +13,7 @@ import (
 // knows; TestRegistryEveryNameRoundTrips fails when a new kind has no row.
 var specPerName = map[string][]string{
 	"sentinel-cluster":       {"sentinel-cluster:count=3", "sentinel-cluster:count=3,threshold=global,instances=4,rtt=2ms,down=1s-2s|3s-4s,fallback=pass"},
+	"hierarchical":           {"hierarchical:limit=3", "hierarchical:limit=3,window=2s,layers=100ms*20+1s*3"},
 	"fixed-window":           {"fixed-window:limit=3", "fixed-window:limit=3,check-to-add=2ms"},
 	"leap-array":             {"leap-array:limit=4", "leap-array:limit=4,flavor=go", "leap-array:limit=2,occupy-timeout=0s", "leap-array:limit=4,check-to-add=1ms"},
 	"sliding-window":         {"sliding-window:limit=4"},

@@ -17,6 +17,7 @@ var palette = map[string]color.RGBA{
 	"sliding-window-counter": {R: 0xbc, G: 0xbd, B: 0x22, A: 0xff}, // olive
 	"seed-ring":              {R: 0xe3, G: 0x77, B: 0xc2, A: 0xff}, // orchid
 	"decaying-window":        {R: 0x55, G: 0x6b, B: 0x2f, A: 0xff}, // dark olive green
+	"hierarchical":           {R: 0x48, G: 0x3d, B: 0x8b, A: 0xff}, // dark slate blue
 	"uber":                   {R: 0xb8, G: 0x86, B: 0x0b, A: 0xff}, // dark goldenrod
 	"guava-bursty":           {R: 0x80, G: 0x00, B: 0x40, A: 0xff}, // maroon
 	"guava-warming-up":       {R: 0x99, G: 0x34, B: 0x04, A: 0xff}, // rust

@@ -71,6 +71,7 @@ func TestCatalogPins(t *testing.T) {
 		{"retry-storm", 400, 60 * time.Second, -1, -1, 7},
 		{"envoy-min-rtt", 400, 60 * time.Second, -1, -1, 4},
 		{"sentinel-cluster-outage", 100, 30 * time.Second, 6000, 0, 6},
+		{"layered-minute", 10, 150 * time.Second, -1, -1, 6},
 	}
 	if len(tests) != len(Catalog())-len(keyedCatalog()) { // keyed ones: TestKeyedCatalog
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))

@@ -106,7 +106,8 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 var familyBlurbs = map[string]string{
 	"windows": "a fixed window, Sentinel's LeapArray sliding window (its " +
 		"prioritized requests borrowing from the next bucket), a sliding log, a " +
-		"sliding-window counter, and the seed articles' ring and decaying window",
+		"sliding-window counter, and the seed articles' ring, decaying window " +
+		"and layered (hierarchical) window",
 	"buckets": "a token bucket (golang.org/x/time/rate), Guava's SmoothBursty " +
 		"and SmoothWarmingUp, uber-go/ratelimit",
 	"Sentinel": "its throttling (leaky bucket) and its two warm-up controllers, " +

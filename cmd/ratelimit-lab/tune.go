@@ -17,6 +17,8 @@ type TuneOptions struct {
 	IO    *IOStreams
 	Lab   lab.TuneOptions
 	Quiet bool
+	// Layers: compare the layered window instead (tune_layers.go).
+	Layers bool
 }
 
 // NewCmdTune builds `tune`. runF replaces the action in tests.
@@ -49,17 +51,26 @@ exits with status 3 if no N tried reaches it, suggesting counts not tried.
 --rules FILE tunes one of your own flow rules: the limit is the count of
 its QPS rule with the default (reject) behaviour, the one rule of that kind
 in the files or the one --rule names; in a resource's chain (param flow,
-flow and degrade rules) that rule's stage is tuned alone.`,
+flow and degrade rules) that rule's stage is tuned alone.
+
+--layers compares seed 002's layered window (hierarchical) instead: over
+--window, at the limit per second times the window, for each fine-bucket
+count n of --sample-counts the uniform ring of n buckets, the ring holding
+one more (its old edge weighted), and the ring plus two window-long
+counters, beside the sliding-window counter, by counters, with each one's
+uncertain span G; it writes tune-layers.csv.`,
 		Example: `  ratelimit-lab tune poisson
   ratelimit-lab tune adversarial --sample-counts 1,2,10,100,1000
   ratelimit-lab tune --trace requests.csv --limit 200 --interval 2s
   ratelimit-lab tune poisson --target 1.05
-  ratelimit-lab tune poisson --rules sentinel-flow-rules.json --rule GET:/api/orders`,
+  ratelimit-lab tune poisson --rules sentinel-flow-rules.json --rule GET:/api/orders
+  ratelimit-lab tune layered-minute --layers --window 1m --target 1.1`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sourceFromFlags(&opts.Lab.Source, cmd, args)
 			opts.Lab.TargetSet = cmd.Flags().Changed("target")
 			opts.Lab.WindowSet = cmd.Flags().Changed("window")
+			layersDefaults(cmd, opts)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -82,10 +93,14 @@ flow and degrade rules) that rule's stage is tuned alone.`,
 	// tune replays one rule's QPS flow stage, not a row per rule.
 	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
 	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
+	addLayersFlag(cmd, opts)
 	return cmd
 }
 
 func tuneRun(ctx context.Context, opts *TuneOptions) error {
+	if opts.Layers {
+		return tuneLayersRun(ctx, opts)
+	}
 	plan, err := lab.NewTunePlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 	if err != nil {
 		return err

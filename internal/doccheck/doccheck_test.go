@@ -365,6 +365,8 @@ func prepare(t *testing.T, dir string, c command, n int) prepared {
 			if has(args, "--decisions") {
 				p.want = append(p.want, "decisions.csv")
 			}
+		} else if has(args, "--layers") {
+			p.want = []string{"tune-layers.csv"}
 		} else {
 			p.want = []string{"tune.csv", "tune.png"}
 		}
