@@ -317,20 +317,7 @@ func TestGoFlavorCostMatchesSentinelGolangPort(t *testing.T) {
 		q := int64([]int{0, 1, 20, 500, 2000}[rng.IntN(5)])
 		p := sgRuleParams{threshold: limit, statIntervalMs: uint32(ims), sampleCount: uint32(s),
 			maxQueueingMs: uint32(q), warmUpSec: uint32(warm), coldFactorGo: uint32(cold)}
-		var spec string
-		switch kind {
-		case 0:
-			spec = fmt.Sprintf("leap-array:limit=%v,sample-count=%d,interval=%dms,flavor=go", limit, s, ims)
-		case 1:
-			p.throttling = true
-			spec = fmt.Sprintf("leaky-bucket:limit=%v,interval=%dms,max-queue=%dms,flavor=go", limit, ims, q)
-		case 2:
-			p.warmUp = true
-			spec = fmt.Sprintf("warm-up:limit=%v,warm-up=%ds,cold-factor=%d,sample-count=%d,interval=%dms,flavor=go", limit, warm, cold, s, ims)
-		case 3:
-			p.warmUp, p.throttling = true, true
-			spec = fmt.Sprintf("warm-up-rate-limiter:limit=%v,warm-up=%ds,cold-factor=%d,max-queue=%dms,sample-count=%d,interval=%dms,flavor=go", limit, warm, cold, q, s, ims)
-		}
+		spec := goFlowSpec(kind, &p)
 		spec, keys := keyedSpec(rng, spec, trial/4)
 		l := mustNew(t, spec, 0)
 		bindFirst(t, l)

@@ -444,20 +444,7 @@ func TestGoFlavorMatchesSentinelGolangPort(t *testing.T) {
 		q := int64([]int{0, 1, 20, 500, 2000}[rng.IntN(5)])
 		p := sgRuleParams{threshold: limit, statIntervalMs: uint32(ims), sampleCount: uint32(s),
 			maxQueueingMs: uint32(q), warmUpSec: uint32(warm), coldFactorGo: uint32(cold)}
-		var spec string
-		switch kind {
-		case 0:
-			spec = fmt.Sprintf("leap-array:limit=%v,sample-count=%d,interval=%dms,flavor=go", limit, s, ims)
-		case 1:
-			p.throttling = true
-			spec = fmt.Sprintf("leaky-bucket:limit=%v,interval=%dms,max-queue=%dms,flavor=go", limit, ims, q)
-		case 2:
-			p.warmUp = true
-			spec = fmt.Sprintf("warm-up:limit=%v,warm-up=%ds,cold-factor=%d,sample-count=%d,interval=%dms,flavor=go", limit, warm, cold, s, ims)
-		case 3:
-			p.warmUp, p.throttling = true, true
-			spec = fmt.Sprintf("warm-up-rate-limiter:limit=%v,warm-up=%ds,cold-factor=%d,max-queue=%dms,sample-count=%d,interval=%dms,flavor=go", limit, warm, cold, q, s, ims)
-		}
+		spec := goFlowSpec(kind, &p)
 		l := mustNew(t, spec, 0)
 		w := time.Duration(ims/int64(s)) * time.Millisecond
 		ref := newSgRule(p, epochMs(ims/int64(s)))
@@ -477,4 +464,24 @@ func TestGoFlavorMatchesSentinelGolangPort(t *testing.T) {
 			}
 		}
 	}
+}
+
+// goFlowSpec is the flavor=go spec of p's controller kind (0 reject, 1
+// throttling, 2 warm-up, 3 warm-up with throttling), marking p's
+// controller flags to match, for the random traces run against the port.
+func goFlowSpec(kind int, p *sgRuleParams) string {
+	limit, s, ims := p.threshold, p.sampleCount, p.statIntervalMs
+	q, warm, cold := p.maxQueueingMs, p.warmUpSec, p.coldFactorGo
+	switch kind {
+	case 1:
+		p.throttling = true
+		return fmt.Sprintf("leaky-bucket:limit=%v,interval=%dms,max-queue=%dms,flavor=go", limit, ims, q)
+	case 2:
+		p.warmUp = true
+		return fmt.Sprintf("warm-up:limit=%v,warm-up=%ds,cold-factor=%d,sample-count=%d,interval=%dms,flavor=go", limit, warm, cold, s, ims)
+	case 3:
+		p.warmUp, p.throttling = true, true
+		return fmt.Sprintf("warm-up-rate-limiter:limit=%v,warm-up=%ds,cold-factor=%d,max-queue=%dms,sample-count=%d,interval=%dms,flavor=go", limit, warm, cold, q, s, ims)
+	}
+	return fmt.Sprintf("leap-array:limit=%v,sample-count=%d,interval=%dms,flavor=go", limit, s, ims)
 }
