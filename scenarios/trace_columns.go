@@ -289,8 +289,8 @@ func (t *traceStream) namedLine(line []byte) (Arrival, bool) {
 	return a, true
 }
 
-// cellMillis parses a t_ms cell: plain digits with at most six decimals on
-// the fast path, anything else through parseMillis (and its errors).
+// cellMillis parses a t_ms cell: plain decimal digits on the fast path,
+// anything else through parseMillis (and its errors).
 func cellMillis(c []byte) (time.Duration, error) {
 	if d, ok := fastMillis(c); ok {
 		return d, nil
@@ -298,8 +298,12 @@ func cellMillis(c []byte) (time.Duration, error) {
 	return parseMillis(string(c))
 }
 
-// fastMillis parses up to 13 digits, then optionally '.' and 1 to 6
-// digits, at most MaxTraceMillis; false for anything else.
+// fastMillis parses up to 13 digits, then optionally '.' and 1 or more
+// digits (past the sixth rounded to the nearest nanosecond, halves up, as
+// parseMillis does), at most MaxTraceMillis; false for anything else.
+// It reads the bytes where they are and builds no error, so the readers
+// call it first and parseMillis only for what it leaves (FuzzFastMillis
+// checks that both agree on what it takes).
 func fastMillis(c []byte) (time.Duration, bool) {
 	var ms int64
 	i := 0
@@ -314,16 +318,21 @@ func fastMillis(c []byte) (time.Duration, bool) {
 	}
 	var sub int64
 	if i < len(c) {
-		if c[i] != '.' || len(c)-i-1 < 1 || len(c)-i-1 > 6 {
+		if c[i] != '.' || len(c)-i-1 < 1 {
 			return 0, false
 		}
 		scale := int64(100000)
-		for _, b := range c[i+1:] {
+		for k, b := range c[i+1:] {
 			if b < '0' || b > '9' {
 				return 0, false
 			}
-			sub += int64(b-'0') * scale
-			scale /= 10
+			switch {
+			case k < 6:
+				sub += int64(b-'0') * scale
+				scale /= 10
+			case k == 6 && b >= '5':
+				sub++ // round half up on the seventh decimal
+			}
 		}
 	}
 	if ms > MaxTraceMillis || ms == MaxTraceMillis && sub > 0 {
@@ -336,6 +345,9 @@ func fastMillis(c []byte) (time.Duration, bool) {
 // more milliseconds whose end, t + rt, is still a time the lab can replay.
 // Its errors speak of the response time, not of timestamps.
 func cellRT(c []byte, t time.Duration) (time.Duration, error) {
+	if rt, ok := fastMillis(c); ok && rt <= MaxTraceMillis*time.Millisecond-t {
+		return rt, nil // the happy path: no string, no quoting
+	}
 	s := string(c)
 	q := strconv.Quote(clip(s))
 	if s == "" {
