@@ -115,6 +115,7 @@ with status 3, its files written.`,
 	f.DurationVar(&o.Redis.Timeout, "redis-timeout", lab.DefaultRedisTimeout, "--redis redis://...: how long a connection, a write or a reply may take before the run stops with one line")
 	f.IntVar(&o.Top, "top", 10, "per-key limiters: list this many keys by rejections under the table (0: none)")
 	addRulesFlags(cmd, &o.Rules)
+	addProfileFlags(cmd) // --cpuprofile, --memprofile (profile.go)
 	return cmd
 }
 

@@ -79,6 +79,7 @@ flow and degrade rules) that rule's stage is tuned alone.`,
 	// tune replays one rule's QPS flow stage, not a row per rule.
 	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
 	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
+	addProfileFlags(cmd) // --cpuprofile, --memprofile (profile.go)
 	return cmd
 }
 
