@@ -125,7 +125,7 @@ func (t *traceStream) Next() (Arrival, bool) {
 		return t.namedLine(t.sc.Bytes())
 	}
 	// The line stays in the scanner's buffer: no string per line, and
-	// fastMillis reads the digits from the bytes; only a line it does not
+	// millisBytes reads the digits from the bytes; only a line it does not
 	// take goes through parseMillis, which formats the error.
 	s := bytes.TrimSpace(t.sc.Bytes())
 	if len(s) == 0 {
@@ -134,7 +134,7 @@ func (t *traceStream) Next() (Arrival, bool) {
 	if t.cols > 1 {
 		return t.responseLine(s)
 	}
-	d, ok := fastMillis(s)
+	d, ok := millisBytes(s)
 	if !ok {
 		var err error
 		if d, err = parseMillis(string(s)); err != nil {
@@ -220,7 +220,7 @@ const MaxTraceMillis = 7_000_000_000_000
 //
 // Its errors are built only when s is bad (quoting s and formatting a
 // message per good line was half of a trace's reading time, issue 27);
-// the readers try fastMillis on the bytes first and call it only when that
+// the readers try millisBytes on the bytes first and call it only when that
 // fails.
 func parseMillis(s string) (time.Duration, error) {
 	if s == "" {

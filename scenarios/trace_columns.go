@@ -292,19 +292,28 @@ func (t *traceStream) namedLine(line []byte) (Arrival, bool) {
 // cellMillis parses a t_ms cell: plain decimal digits on the fast path,
 // anything else through parseMillis (and its errors).
 func cellMillis(c []byte) (time.Duration, error) {
-	if d, ok := fastMillis(c); ok {
+	if d, ok := millisBytes(c); ok {
 		return d, nil
 	}
 	return parseMillis(string(c))
 }
 
-// fastMillis parses up to 13 digits, then optionally '.' and 1 or more
+// fastMillis parses up to 13 digits, then optionally '.' and 1 to 6
+// digits, at most MaxTraceMillis; false for anything else.
+func fastMillis(c []byte) (time.Duration, bool) {
+	if dot := bytes.IndexByte(c, '.'); dot >= 0 && len(c)-dot-1 > 6 {
+		return 0, false
+	}
+	return millisBytes(c)
+}
+
+// millisBytes parses up to 13 digits, then optionally '.' and 1 or more
 // digits (past the sixth rounded to the nearest nanosecond, halves up, as
 // parseMillis does), at most MaxTraceMillis; false for anything else.
-// It reads the bytes where they are and builds no error, so the readers
-// call it first and parseMillis only for what it leaves (FuzzFastMillis
-// checks that both agree on what it takes).
-func fastMillis(c []byte) (time.Duration, bool) {
+// It reads the bytes where they are and builds no error, so the t_ms
+// readers call it first and parseMillis only for what it leaves
+// (FuzzMillisBytes checks that both agree on what it takes).
+func millisBytes(c []byte) (time.Duration, bool) {
 	var ms int64
 	i := 0
 	for ; i < len(c) && c[i] >= '0' && c[i] <= '9'; i++ {
