@@ -2,8 +2,6 @@ package scenarios
 
 import (
 	"bytes"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,19 +31,12 @@ func floorLines(b *testing.B) int {
 	return 1_000_000
 }
 
-// floorTraces writes n Poisson arrivals (50,000/s) as two CSV traces: t_ms
-// alone, and t_ms,key with keys drawn uniformly from 100,000.
+// floorTraces returns n Poisson arrivals as two CSV traces, t_ms alone and
+// t_ms,key over 100,000 keys (floor.WriteTraces, as floorcmd gen writes).
 func floorTraces(n int) (times, keyed []byte) {
-	r := rand.New(rand.NewPCG(27, 1))
 	var a, k bytes.Buffer
-	a.WriteString("t_ms\n")
-	k.WriteString("t_ms,key\n")
-	us := int64(0)
-	for i := 0; i < n; i++ {
-		us += int64(r.ExpFloat64() * 20)
-		ts := strconv.FormatInt(us/1000, 10) + "." + fmt.Sprintf("%03d", us%1000)
-		a.WriteString(ts + "\n")
-		fmt.Fprintf(&k, "%s,k%d\n", ts, r.IntN(100_000))
+	if err := floor.WriteTraces(&a, &k, n, 100_000); err != nil {
+		panic(err)
 	}
 	return a.Bytes(), k.Bytes()
 }
@@ -181,12 +172,8 @@ func BenchmarkTraceFloor(b *testing.B) {
 func BenchmarkAccessLogFloor(b *testing.B) {
 	n := floorLines(b)
 	var buf bytes.Buffer
-	r := rand.New(rand.NewPCG(27, 2))
-	base := time.Date(2026, 11, 30, 10, 0, 0, 0, time.FixedZone("", 3600))
-	for i := 0; i < n; i++ {
-		ts := base.Add(time.Duration(i) * 3 * time.Millisecond).Format(floor.TimeLocal)
-		fmt.Fprintf(&buf, `10.%d.%d.%d - - [%s] "GET /api/v1/items/%d HTTP/1.1" 200 %d "-" "Mozilla/5.0 (X11; Linux x86_64) curl/8.5"`+"\n",
-			r.IntN(4), r.IntN(250), r.IntN(250), ts, r.IntN(1000), 100+r.IntN(5000))
+	if err := floor.WriteCombined(&buf, n); err != nil {
+		b.Fatal(err)
 	}
 	p := filepath.Join(b.TempDir(), "access.log")
 	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {

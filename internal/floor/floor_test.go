@@ -33,3 +33,25 @@ func TestLogPerAddress(t *testing.T) {
 		t.Fatal("a bad time was read")
 	}
 }
+
+// The generated inputs are what the floor programs read: every line
+// counted, the keys as drawn.
+func TestGeneratedInputs(t *testing.T) {
+	var a, b, c strings.Builder
+	if err := WriteTraces(&a, &b, 1000, 10); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(a.String(), "t_ms\n") || strings.Count(a.String(), "\n") != 1001 {
+		t.Fatalf("times: %.40q", a.String())
+	}
+	res, err := CSVPerKey(strings.NewReader(b.String()), 1e9, 1e9)
+	if err != nil || res.Lines != 1000 || res.Keys != 10 || res.Passed != 1000 {
+		t.Fatalf("keyed: %+v, %v", res, err)
+	}
+	if err := WriteCombined(&c, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := LogPerAddress(strings.NewReader(c.String()), 1e9, 1e9); err != nil || res.Lines != 1000 || res.Keys < 900 {
+		t.Fatalf("log: %+v, %v", res, err)
+	}
+}
