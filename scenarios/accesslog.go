@@ -411,6 +411,7 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	defer st.Close()
 	info := LogInfo{}
 	if t, ok := st.(*traceStream); ok {
+		t.scanning = true // the pass interns no key, as for logs below
 		info.Format = FormatCSV
 		info.Start, info.End, info.N, err = span(t)
 		if err == nil && info.N == 0 {

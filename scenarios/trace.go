@@ -43,6 +43,11 @@ type traceStream struct {
 	keys       *KeyTable
 	cpu, load1 float32
 	scratch    []byte
+	// scanning is set for a validating pass (ScanLog, TraceSpan) whose
+	// stream is closed after it: its key and user cells are checked but
+	// not interned (Arrival.Keys and User stay NoKey), as the replay's
+	// stream interns them once.
+	scanning bool
 }
 
 // StepsBack returns how many timestamps so far were below the one before
@@ -296,6 +301,7 @@ func TraceSpanAs(path, name string) (start, end time.Duration, n int64, err erro
 		return 0, 0, 0, err
 	}
 	defer st.Close()
+	st.(*traceStream).scanning = true
 	start, end, n, err = span(st)
 	if err == nil && n == 0 {
 		err = fmt.Errorf("%s: the trace has no timestamps after the header; add one per line, in milliseconds", name)

@@ -224,9 +224,13 @@ func (t *traceStream) namedLine(line []byte) (Arrival, bool) {
 		k := nc.kind[col-1]
 		switch k {
 		case colKey:
-			a.Keys[nc.slot[col-1]] = t.keys.InternBytes(c)
+			if !t.scanning {
+				a.Keys[nc.slot[col-1]] = t.keys.InternBytes(c)
+			}
 		case colUser:
-			a.User = t.keys.InternBytes(c)
+			if !t.scanning {
+				a.User = t.keys.InternBytes(c)
+			}
 		case colRT:
 			rt, err := cellRT(c, a.At)
 			if err != nil {

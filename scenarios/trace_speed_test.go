@@ -1,6 +1,9 @@
 package scenarios
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +88,57 @@ func TestTraceFastPathKeepsDecisions(t *testing.T) {
 	_, err = readAll(NewTraceReader(strings.NewReader("t_ms,rt_ms\n1,2,3\n"), "r.csv"))
 	if err == nil || err.Error() != "r.csv:2: 3 columns where the header t_ms,rt_ms has 2; write one arrival per line, for example 1000.5,20" {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The validating passes over a keyed CSV trace (ScanLog, TraceSpan) intern
+// no key: 2,000 distinct keys cost them no more allocations than 10, and
+// the span they find is the replay's.
+func TestTraceScanInternsNoKey(t *testing.T) {
+	write := func(keys int) string {
+		var b strings.Builder
+		b.WriteString("t_ms,key,user\n")
+		for i := 0; i < 2000; i++ {
+			fmt.Fprintf(&b, "%d.5,k%d,u%d\n", i, i%keys, i%keys)
+		}
+		p := filepath.Join(t.TempDir(), "k.csv")
+		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	few, many := write(10), write(2000)
+	for name, pass := range map[string]func(p string){
+		"ScanLog": func(p string) {
+			info, err := ScanLog(p, "k.csv", LogOptions{})
+			if err != nil || info.N != 2000 || info.End != 1999500*time.Microsecond || !info.Columns.Has("key") || !info.Columns.User {
+				t.Fatalf("%+v, %v", info, err)
+			}
+		},
+		"TraceSpan": func(p string) {
+			start, end, n, err := TraceSpan(p)
+			if err != nil || n != 2000 || start != 500*time.Microsecond || end != 1999500*time.Microsecond {
+				t.Fatalf("%v %v %d %v", start, end, n, err)
+			}
+		},
+	} {
+		a := testing.AllocsPerRun(3, func() { pass(few) })
+		b := testing.AllocsPerRun(3, func() { pass(many) })
+		if b > a {
+			t.Errorf("%s: %v allocations over 2,000 keys, %v over 10", name, b, a)
+		}
+	}
+	// The replay still interns every key and user.
+	st, err := OpenTrace(many)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	arr, err := readAll(st)
+	if err != nil || len(arr) != 2000 || arr[1999].Keys[0] == NoKey || arr[1999].User == NoKey {
+		t.Fatalf("%d arrivals, %v", len(arr), err)
+	}
+	if kt := st.(interface{ KeyTable() *KeyTable }).KeyTable(); kt.Len() != 4000 {
+		t.Fatalf("%d keys interned, want 4000", kt.Len())
 	}
 }
