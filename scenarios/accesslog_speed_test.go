@@ -62,3 +62,42 @@ func TestAccessLogReadsWithoutAllocatingPerLine(t *testing.T) {
 		t.Errorf("ScanLog: %v allocations over 2,000 addresses, %v over 10", many, few)
 	}
 }
+
+// A JSON-lines log keyed by a nested field, with a user field, allocates
+// per stream, not per line, as the combined format does.
+func TestJSONLogReadsWithoutAllocatingPerLine(t *testing.T) {
+	write := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, `{"level":"info","ts":%d.%06d,"request":{"client_ip":"10.0.0.%d","method":"GET","uri":"/v1/items/%d","headers":{"User-Agent":["curl/8.5.0"]}},"user_id":"u%d","duration":0.0021,"status":200}`+"\n",
+				1733047200+i/1000, (i%1000)*1000, i%10, i%7, i%3)
+		}
+		p := filepath.Join(t.TempDir(), "access.json")
+		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	replay := func(p string) float64 {
+		return testing.AllocsPerRun(3, func() {
+			st, err := OpenLog(p, "access.json", LogOptions{Keys: []string{"request.client_ip"}, User: "user_id"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for {
+				if _, ok := st.Next(); !ok {
+					break
+				}
+				n++
+			}
+			if st.Err() != nil || n == 0 {
+				t.Fatal(n, st.Err())
+			}
+			st.Close()
+		})
+	}
+	if small, large := replay(write(1000)), replay(write(20000)); large > small {
+		t.Errorf("%v allocations for 20,000 lines, %v for 1,000", large, small)
+	}
+}
