@@ -411,6 +411,7 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	defer st.Close()
 	info := LogInfo{}
 	if t, ok := st.(*traceStream); ok {
+		t.scanning = true // the pass interns no key, as for logs below
 		info.Format = FormatCSV
 		info.Start, info.End, info.N, err = span(t)
 		if err == nil && info.N == 0 {
@@ -424,6 +425,10 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 		s = so.logStream // the scan needs no order, only the span
 		info.Sorted = true
 	}
+	// The pass interns no key: its stream is closed at the end and
+	// LogInfo holds no key, so the replay's stream interns them, once.
+	// Interning every key twice was a third of a per-address log's
+	// replay (issue 27). The empty counts read the fields themselves.
 	s.scanning = true
 	info.Format = s.format
 	info.Start, info.End, info.N, err = span(s)
@@ -750,11 +755,13 @@ func (s *logStream) parseLine(line []byte, abs *int64, a *Arrival) (int, string)
 		ns -= rt
 	}
 	*abs = ns
-	for i, f := range s.slotOf {
-		a.Keys[i] = s.internCLF(f, rec)
-	}
-	if s.hasUser {
-		a.User = s.internCLF(s.user, rec)
+	if !s.scanning { // ScanLog's pass keeps no key (see its interning note)
+		for i, f := range s.slotOf {
+			a.Keys[i] = s.internCLF(f, rec)
+		}
+		if s.hasUser {
+			a.User = s.internCLF(s.user, rec)
+		}
 	}
 	for i := range s.empty {
 		if v := rec.f[s.slotOf[i+s.keyShift()]]; len(v) == 0 || len(v) == 1 && v[0] == '-' {
@@ -1124,7 +1131,12 @@ func parseTimeLocalFrac(b []byte) (ns int64, frac bool, ok bool) {
 	if !ok {
 		return 0, false, false
 	}
-	f, _, _ := decimalNanos(append([]byte("0."), b[21:21+sp]...), int64(time.Second))
+	// "0." and the fraction's 1 to 9 digits, on the stack: appending to a
+	// []byte("0.") allocated once per line.
+	var fb [11]byte
+	fb[0], fb[1] = '0', '.'
+	n := copy(fb[2:], b[21:21+sp])
+	f, _, _ := decimalNanos(fb[:2+n], int64(time.Second))
 	if !inNanoRange(sec, f) {
 		return outOfNanos, true, true
 	}

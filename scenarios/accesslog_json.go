@@ -192,11 +192,13 @@ func (s *logStream) jsonLine(line []byte, abs *int64, a *Arrival) (int, string) 
 		ns -= d
 	}
 	*abs = ns
-	for i, w := range s.slotOf {
-		a.Keys[i] = s.keys.InternBytes(s.vals[w])
-	}
-	if s.hasUser {
-		a.User = s.keys.InternBytes(s.vals[s.user])
+	if !s.scanning { // ScanLog's pass keeps no key (see ScanLog)
+		for i, w := range s.slotOf {
+			a.Keys[i] = s.keys.InternBytes(s.vals[w])
+		}
+		if s.hasUser {
+			a.User = s.keys.InternBytes(s.vals[s.user])
+		}
 	}
 	shift := s.keyShift()
 	for i := range s.empty {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,11 @@ type traceStream struct {
 	keys       *KeyTable
 	cpu, load1 float32
 	scratch    []byte
+	// scanning is set for a validating pass (ScanLog, TraceSpan) whose
+	// stream is closed after it: its key and user cells are checked but
+	// not interned (Arrival.Keys and User stay NoKey), as the replay's
+	// stream interns them once.
+	scanning bool
 }
 
 // StepsBack returns how many timestamps so far were below the one before
@@ -79,8 +85,10 @@ func NewTraceReader(r io.Reader, name string) Stream {
 }
 
 func newTrace(r io.Reader, name string) *traceStream {
+	// The scanner reads as much as its buffer holds at a time: start at
+	// the largest line, so a trace is read in 64 KiB reads, not 4 KiB ones.
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), maxTraceLine)
+	sc.Buffer(make([]byte, 0, maxTraceLine), maxTraceLine)
 	return &traceStream{name: name, sc: sc, keys: NewKeyTable()}
 }
 
@@ -121,16 +129,22 @@ func (t *traceStream) Next() (Arrival, bool) {
 	if t.named != nil {
 		return t.namedLine(t.sc.Bytes())
 	}
-	s := strings.TrimSpace(t.sc.Text())
-	if s == "" {
+	// The line stays in the scanner's buffer: no string per line, and
+	// millisBytes reads the digits from the bytes; only a line it does not
+	// take goes through parseMillis, which formats the error.
+	s := bytes.TrimSpace(t.sc.Bytes())
+	if len(s) == 0 {
 		return t.fail("blank line; remove it (one timestamp per line; only a final newline may follow the last)")
 	}
 	if t.cols > 1 {
 		return t.responseLine(s)
 	}
-	d, err := parseMillis(s)
-	if err != nil {
-		return t.fail("%v", err)
+	d, ok := millisBytes(s)
+	if !ok {
+		var err error
+		if d, err = parseMillis(string(s)); err != nil {
+			return t.fail("%v", err)
+		}
 	}
 	if t.line > 2 && d < t.prev {
 		t.back++
@@ -208,11 +222,16 @@ const MaxTraceMillis = 7_000_000_000_000
 // duration, without going through floating point: "0.1" is exactly
 // 100000 ns. Digits past the sixth decimal are rounded to the nearest
 // nanosecond, halves up.
+//
+// Its errors are built only when s is bad (quoting s and formatting a
+// message per good line was half of a trace's reading time, issue 27);
+// the readers try millisBytes on the bytes first and call it only when that
+// fails.
 func parseMillis(s string) (time.Duration, error) {
-	q := strconv.Quote(clip(s))
 	if s == "" {
 		return 0, errors.New("empty timestamp; write milliseconds such as 1000.25")
 	}
+	q := strconv.Quote(clip(s))
 	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
 	case "nan", "inf", "infinity":
 		return 0, fmt.Errorf("%s is not a time; write a finite number of milliseconds such as 1000.25", q)
@@ -231,13 +250,15 @@ func parseMillis(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s is not a decimal number of milliseconds; write digits with at most one '.', e.g. 1000.25", q)
 	}
 	intPart = strings.TrimLeft(intPart, "0")
-	tooLarge := fmt.Errorf("%s is past the last time the lab can replay, %d ms (about 221 years from 0, Unix time until 2191): the limiters' nanosecond clocks would wrap; shift the trace nearer to 0", q, int64(MaxTraceMillis))
+	tooLarge := func() error {
+		return fmt.Errorf("%s is past the last time the lab can replay, %d ms (about 221 years from 0, Unix time until 2191): the limiters' nanosecond clocks would wrap; shift the trace nearer to 0", q, int64(MaxTraceMillis))
+	}
 	if len(intPart) > 19 {
-		return 0, tooLarge
+		return 0, tooLarge()
 	}
 	ms, err := strconv.ParseInt("0"+intPart, 10, 64)
 	if err != nil || ms > MaxTraceMillis {
-		return 0, tooLarge
+		return 0, tooLarge()
 	}
 	ns := ms * int64(time.Millisecond)
 	var sub int64
@@ -251,7 +272,7 @@ func parseMillis(s string) (time.Duration, error) {
 		sub++ // round half up
 	}
 	if ms == MaxTraceMillis && sub > 0 {
-		return 0, tooLarge
+		return 0, tooLarge()
 	}
 	return time.Duration(ns + sub), nil
 }
@@ -280,6 +301,7 @@ func TraceSpanAs(path, name string) (start, end time.Duration, n int64, err erro
 		return 0, 0, 0, err
 	}
 	defer st.Close()
+	st.(*traceStream).scanning = true
 	start, end, n, err = span(st)
 	if err == nil && n == 0 {
 		err = fmt.Errorf("%s: the trace has no timestamps after the header; add one per line, in milliseconds", name)

@@ -224,9 +224,13 @@ func (t *traceStream) namedLine(line []byte) (Arrival, bool) {
 		k := nc.kind[col-1]
 		switch k {
 		case colKey:
-			a.Keys[nc.slot[col-1]] = t.keys.InternBytes(c)
+			if !t.scanning {
+				a.Keys[nc.slot[col-1]] = t.keys.InternBytes(c)
+			}
 		case colUser:
-			a.User = t.keys.InternBytes(c)
+			if !t.scanning {
+				a.User = t.keys.InternBytes(c)
+			}
 		case colRT:
 			rt, err := cellRT(c, a.At)
 			if err != nil {
@@ -289,10 +293,10 @@ func (t *traceStream) namedLine(line []byte) (Arrival, bool) {
 	return a, true
 }
 
-// cellMillis parses a t_ms cell: plain digits with at most six decimals on
-// the fast path, anything else through parseMillis (and its errors).
+// cellMillis parses a t_ms cell: plain decimal digits on the fast path,
+// anything else through parseMillis (and its errors).
 func cellMillis(c []byte) (time.Duration, error) {
-	if d, ok := fastMillis(c); ok {
+	if d, ok := millisBytes(c); ok {
 		return d, nil
 	}
 	return parseMillis(string(c))
@@ -301,6 +305,19 @@ func cellMillis(c []byte) (time.Duration, error) {
 // fastMillis parses up to 13 digits, then optionally '.' and 1 to 6
 // digits, at most MaxTraceMillis; false for anything else.
 func fastMillis(c []byte) (time.Duration, bool) {
+	if dot := bytes.IndexByte(c, '.'); dot >= 0 && len(c)-dot-1 > 6 {
+		return 0, false
+	}
+	return millisBytes(c)
+}
+
+// millisBytes parses up to 13 digits, then optionally '.' and 1 or more
+// digits (past the sixth rounded to the nearest nanosecond, halves up, as
+// parseMillis does), at most MaxTraceMillis; false for anything else.
+// It reads the bytes where they are and builds no error, so the t_ms
+// readers call it first and parseMillis only for what it leaves
+// (FuzzMillisBytes checks that both agree on what it takes).
+func millisBytes(c []byte) (time.Duration, bool) {
 	var ms int64
 	i := 0
 	for ; i < len(c) && c[i] >= '0' && c[i] <= '9'; i++ {
@@ -314,16 +331,21 @@ func fastMillis(c []byte) (time.Duration, bool) {
 	}
 	var sub int64
 	if i < len(c) {
-		if c[i] != '.' || len(c)-i-1 < 1 || len(c)-i-1 > 6 {
+		if c[i] != '.' || len(c)-i-1 < 1 {
 			return 0, false
 		}
 		scale := int64(100000)
-		for _, b := range c[i+1:] {
+		for k, b := range c[i+1:] {
 			if b < '0' || b > '9' {
 				return 0, false
 			}
-			sub += int64(b-'0') * scale
-			scale /= 10
+			switch {
+			case k < 6:
+				sub += int64(b-'0') * scale
+				scale /= 10
+			case k == 6 && b >= '5':
+				sub++ // round half up on the seventh decimal
+			}
 		}
 	}
 	if ms > MaxTraceMillis || ms == MaxTraceMillis && sub > 0 {
@@ -336,6 +358,9 @@ func fastMillis(c []byte) (time.Duration, bool) {
 // more milliseconds whose end, t + rt, is still a time the lab can replay.
 // Its errors speak of the response time, not of timestamps.
 func cellRT(c []byte, t time.Duration) (time.Duration, error) {
+	if rt, ok := fastMillis(c); ok && rt <= MaxTraceMillis*time.Millisecond-t {
+		return rt, nil // the happy path: no string, no quoting
+	}
 	s := string(c)
 	q := strconv.Quote(clip(s))
 	if s == "" {

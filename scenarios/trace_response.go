@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"strings"
 )
 
@@ -25,35 +26,41 @@ func responseColumns(h string) int {
 	return 0
 }
 
-func (t *traceStream) responseLine(s string) (Arrival, bool) {
-	header := "t_ms,rt_ms"
-	if t.cols == 3 {
-		header += ",error"
+func (t *traceStream) responseLine(s []byte) (Arrival, bool) {
+	// Cells are cut from the scanner's bytes and parsed there: nothing is
+	// allocated or formatted unless the line is bad.
+	if n := bytes.Count(s, comma) + 1; n != t.cols {
+		header := "t_ms,rt_ms"
+		if t.cols == 3 {
+			header += ",error"
+		}
+		return t.fail("%d columns where the header %s has %d; write one arrival per line, for example %s", n, header, t.cols, map[int]string{2: "1000.5,20", 3: "1000.5,20,0"}[t.cols])
 	}
-	f := strings.Split(s, ",")
-	if len(f) != t.cols {
-		return t.fail("%d columns where the header %s has %d; write one arrival per line, for example %s", len(f), header, t.cols, map[int]string{2: "1000.5,20", 3: "1000.5,20,0"}[t.cols])
+	var f [3][]byte
+	rest := s
+	for i := 0; i < t.cols; i++ {
+		c, after, _ := bytes.Cut(rest, comma)
+		f[i], rest = bytes.TrimSpace(c), after
 	}
-	for i := range f {
-		f[i] = strings.TrimSpace(f[i])
-	}
-	d, err := parseMillis(f[0])
+	d, err := cellMillis(f[0])
 	if err != nil {
 		return t.fail("t_ms: %v", err)
 	}
-	rt, err := cellRT([]byte(f[1]), d)
+	rt, err := cellRT(f[1], d)
 	if err != nil {
 		return t.fail("rt_ms: %v", err)
 	}
 	a := Arrival{At: d, Clock: d, HasResponse: true, RT: rt}
 	if t.cols == 3 {
-		switch f[2] {
+		switch string(f[2]) {
 		case "0":
 		case "1":
 			a.Failed = true
 		default:
-			return t.fail("error is %q; write 0 (the call succeeded) or 1 (it failed)", clip(f[2]))
+			return t.fail("error is %q; write 0 (the call succeeded) or 1 (it failed)", clip(string(f[2])))
 		}
 	}
 	return a, true
 }
+
+var comma = []byte{','}

@@ -118,6 +118,7 @@ exits with status 4 unless another threshold was crossed.`,
 	f.DurationVar(&o.Redis.Timeout, "redis-timeout", lab.DefaultRedisTimeout, "--redis redis://...: how long a connection, a write or a reply may take before the run stops with one line")
 	f.IntVar(&o.Top, "top", 10, "per-key limiters: list this many keys by rejections under the table (0: none)")
 	addRulesFlags(cmd, &o.Rules)
+	addProfileFlags(cmd) // --cpuprofile, --memprofile (profile.go)
 	return cmd
 }
 

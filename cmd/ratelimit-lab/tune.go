@@ -94,6 +94,7 @@ uncertain span G; it writes tune-layers.csv.`,
 	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
 	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
 	addLayersFlag(cmd, opts)
+	addProfileFlags(cmd) // --cpuprofile, --memprofile (profile.go)
 	return cmd
 }
 
