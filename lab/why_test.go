@@ -1,0 +1,106 @@
+package lab_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
+)
+
+// TestWhyDecidesAsTheRun: why's verdicts and waits are, request by
+// request, the run's decisions.csv, for every explained family on
+// catalog scenarios (bursts on a boundary, a clock step back, priority,
+// keys), and no explanation disagrees with its limiter.
+func TestWhyDecidesAsTheRun(t *testing.T) {
+	cases := []struct {
+		scenario string
+		specs    []string
+	}{
+		{"boundary-burst-small", []string{"leap-array", "leap-array:sample-count=10", "token-bucket", "guava-bursty:timeout=50ms", "guava-warming-up:warm-up=1s,timeout=20ms", "haproxy:limit=100,period=1s", "resilience4j:limit-for-period=10,refresh-period=100ms,timeout=10ms"}},
+		{"clock-rollback", []string{"leap-array", "token-bucket:burst=10", "guava-bursty", "haproxy:limit=100,period=1s", "resilience4j:limit-for-period=100,refresh-period=1s,timeout=0s"}},
+		{"burst-zero", []string{"nginx-limit-req:rate=3r/s,burst=0", "nginx-limit-req:rate=2r/s,burst=1,delay=1"}},
+		{"nat-office", []string{"nginx-limit-req:rate=10r/s,burst=5,key=key,zone=32k"}},
+		{"priority-mix", []string{"leap-array:occupy-timeout=0s", "token-bucket"}},
+	}
+	for _, c := range cases {
+		t.Run(c.scenario, func(t *testing.T) {
+			opts := lab.DefaultOptions()
+			opts.Source.Scenario = c.scenario
+			opts.Specs = c.specs
+			opts.HTML, opts.Chart = false, "none"
+			ctx := context.Background()
+			plan, err := lab.NewPlan(ctx, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts := make([]bytes.Buffer, len(plan.Specs()))
+			if _, err := plan.Replay(ctx, lab.Hooks{Decisions: func(i int) io.Writer { return &parts[i] }}); err != nil {
+				t.Fatal(err)
+			}
+			plan.Close()
+			rep, err := lab.Why(ctx, opts, lab.WhySelect{Range: true, From: -time.Hour, To: time.Hour, Max: 1 << 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Rows) != len(parts) {
+				t.Fatalf("why has %d rows, the run %d", len(rep.Rows), len(parts))
+			}
+			for i, row := range rep.Rows {
+				rows, err := csv.NewReader(strings.NewReader(parts[i].String())).ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rows) != len(row.Steps) || len(rows) == 0 {
+					t.Fatalf("%s: why explained %d requests, the run decided %d", row.Spec, len(row.Steps), len(rows))
+				}
+				verdicts := map[string]int{}
+				for j, s := range row.Steps {
+					seq, _ := strconv.ParseInt(rows[j][1], 10, 64)
+					wait, _ := strconv.ParseInt(rows[j][4], 10, 64)
+					if s.Seq != seq || s.Verdict != rows[j][3] || int64(s.Wait) != wait {
+						t.Fatalf("%s: request %d: why says %s after %v, the run %v", row.Spec, s.Seq, s.Verdict, s.Wait, rows[j])
+					}
+					if s.Disagrees {
+						t.Fatalf("%s: request %d at %v: the explanation disagrees with the decision: %s", row.Spec, s.Seq, s.Clock, s.Math)
+					}
+					verdicts[s.Verdict]++
+				}
+				if verdicts["pass"] == 0 || verdicts["block"] == 0 {
+					t.Errorf("%s on %s: %v; the case should both pass and block", row.Spec, c.scenario, verdicts)
+				}
+			}
+		})
+	}
+}
+
+// TestWhyRefuses: what why cannot replay is one line naming the fix.
+func TestWhyRefuses(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		specs    []string
+		sel      lab.WhySelect
+		want     string
+	}{
+		{"boundary-burst", []string{"leap-array"}, lab.WhySelect{}, "why needs requests to explain: give --seq N"},
+		{"boundary-burst", []string{"sliding-log"}, lab.WhySelect{Seqs: []int64{1}}, "why: sliding-log has no decision trace; the limiters why explains are leap-array, token-bucket"},
+		{"boundary-burst", []string{"leap-array+circuit-breaker:strategy=error-ratio,threshold=0.5"}, lab.WhySelect{Seqs: []int64{1}}, "explain each stage as a row of its own"},
+		{"boundary-burst", []string{"token-bucket:key=key"}, lab.WhySelect{Seqs: []int64{1}}, "which why does not explain yet"},
+		{"slow-downstream", []string{"leap-array"}, lab.WhySelect{Seqs: []int64{1}}, "the scenario has a downstream"},
+		{"boundary-burst", []string{"leap-array"}, lab.WhySelect{Range: true, From: time.Second, To: time.Second}, "--to 1s is not after --from 1s"},
+		{"boundary-burst", []string{"leap-array"}, lab.WhySelect{Seqs: []int64{-1}}, "--seq -1 is negative"},
+	} {
+		opts := lab.DefaultOptions()
+		opts.Source.Scenario = c.scenario
+		opts.Specs = c.specs
+		_, err := lab.Why(context.Background(), opts, c.sel)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v: got %v, want one line with %q", c.scenario, c.specs, err, c.want)
+		}
+	}
+}
