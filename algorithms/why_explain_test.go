@@ -18,6 +18,11 @@ var explainSpecs = []string{
 	"guava-warming-up:rate=20,warm-up=1s,timeout=100ms",
 	"haproxy:limit=20,period=1s",
 	"resilience4j:limit-for-period=5,refresh-period=250ms,timeout=100ms",
+	"traefik:average=20,burst=3",
+	"envoy-local:max-tokens=3,tokens-per-fill=20,fill-interval=1s",
+	"envoy-local:max-tokens=3,tokens-per-fill=2,fill-interval=100ms,mode=timer",
+	"envoy-local:max-tokens=3,tokens-per-fill=20,fill-interval=1s,enabled=50/100,enforced=0.5",
+	"traefik:average=1,period=1m,burst=1",
 }
 
 // explainArrivals are irregular instants with bursts, idle gaps and two

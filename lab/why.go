@@ -94,6 +94,12 @@ func Why(ctx context.Context, opts Options, sel WhySelect) (*WhyReport, error) {
 			return nil, err
 		}
 		exps[i] = ex
+		// Seeded as the engine seeds a row (simulator/adaptive.go,
+		// prepareAdaptive): the run's seed plus the row's index, so
+		// filter_enabled's draws are the run's (TestWhyDecidesAsTheRun).
+		if sd, ok := l.(algorithms.Seeded); ok {
+			sd.Reseed(p.cfg.Seed + uint64(i)*0x9e3779b97f4a7c15)
+		}
 	}
 	st, err := p.src.Open()
 	if err != nil {

@@ -26,6 +26,7 @@ func TestWhyDecidesAsTheRun(t *testing.T) {
 		{"clock-rollback", []string{"leap-array", "token-bucket:burst=10", "guava-bursty", "haproxy:limit=100,period=1s", "resilience4j:limit-for-period=100,refresh-period=1s,timeout=0s"}},
 		{"burst-zero", []string{"nginx-limit-req:rate=3r/s,burst=0", "nginx-limit-req:rate=2r/s,burst=1,delay=1"}},
 		{"nat-office", []string{"nginx-limit-req:rate=10r/s,burst=5,key=key,zone=32k"}},
+		{"gateway-idle-second", []string{"traefik:average=1,burst=10", "envoy-local:max-tokens=10,tokens-per-fill=1,fill-interval=1s", "envoy-local:max-tokens=10,tokens-per-fill=1,fill-interval=1s,mode=timer,enabled=0.9,enforced=0.5"}},
 		{"priority-mix", []string{"leap-array:occupy-timeout=0s", "token-bucket"}},
 	}
 	for _, c := range cases {
