@@ -21,7 +21,11 @@ func (l *NginxLimitReq) Explain(now time.Duration, r *Request) Explanation {
 	var maxDelay int64
 	for i, z := range l.zones {
 		c := z.cfg
-		rule := fmt.Sprintf("limit_req zone=%s rate=%s burst=%d", c.Key, formatNginxRate(c.Rate), c.Burst)
+		zkey := "$" + c.Key
+		if c.Key == "*" {
+			zkey = "a constant key"
+		}
+		rule := fmt.Sprintf("limit_req_zone %s rate=%s; limit_req burst=%d", zkey, formatNginxRate(c.Rate), c.Burst)
 		switch {
 		case c.NoDelay:
 			rule += " nodelay"
