@@ -91,7 +91,7 @@ reason; "not simulated:" notes are repeated in run's notes.`,
 		},
 	}
 	explain.Flags().StringVar(&opts.Format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
-	cmd.AddCommand(explain)
+	cmd.AddCommand(explain, NewCmdRulesLint(io, nil))
 	return cmd
 }
 
