@@ -81,7 +81,7 @@ func lintRun(_ context.Context, opts *LintOptions) error {
 		n += len(all[i])
 	}
 	if opts.FailOnLint && n > 0 {
-		return &exitError{code: exitThreshold, msg: fmt.Sprintf("ratelimit-lab: %d trap(s) found (--fail-on-lint)", n)}
+		return &exitError{code: exitThreshold, msg: fmt.Sprintf("%d trap(s) found (--fail-on-lint); fix them or drop --fail-on-lint", n)}
 	}
 	return nil
 }
