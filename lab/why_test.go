@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,5 +105,43 @@ func TestWhyRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s %v: got %v, want one line with %q", c.scenario, c.specs, err, c.want)
 		}
+	}
+}
+
+// TestWhyKeyValue: --key-value chooses the requests of one key in any key
+// column, and nginx-limit-req explains that key's own state.
+func TestWhyKeyValue(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "keys.csv")
+	if err := os.WriteFile(trace, []byte("t_ms,ip\n0,10.0.0.1\n0,10.0.0.2\n5,10.0.0.1\n12,10.0.0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := lab.DefaultOptions()
+	opts.Source.Trace = trace
+	opts.Specs = []string{"nginx-limit-req:rate=100r/s,key=ip"}
+	rep, err := lab.Why(context.Background(), opts, lab.WhySelect{Key: "10.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `keys · nginx-limit-req:rate=100r/s,burst=0,delay=0,zone=10m,key=ip
+rule: limit_req_zone $ip rate=100r/s; limit_req burst=0 (rate 100000 milli-requests/s: one request per 10ms)
+#0 at 0ms (ip=10.0.0.1): pass
+  before: key "10.0.0.1" has no state yet
+  math:   a new state: excess 0 → pass (the first request costs nothing)
+  after:  key "10.0.0.1": excess=0.000 last=0ms
+#2 at 5ms (ip=10.0.0.1): block
+  before: key "10.0.0.1": excess=0.000 last=0ms
+  math:   ms = 5ms − 0ms = 5; excess = max(0, 0 − 100000·5/1000 + 1000) = 500 milli-requests > burst 0 → reject (503, "limiting requests, excess: 0.500 by zone")
+  after:  key "10.0.0.1": excess=0.000 last=0ms
+#3 at 12ms (ip=10.0.0.1): pass
+  before: key "10.0.0.1": excess=0.000 last=0ms
+  math:   ms = 12ms − 0ms = 12; excess = max(0, 0 − 100000·12/1000 + 1000) = 0 milli-requests ≤ burst 0 → pass
+  after:  key "10.0.0.1": excess=0.000 last=12ms
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
