@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
 // whyQuestions are the questions of docs/questions.md, each answered by
@@ -84,5 +86,13 @@ func TestWhyFlags(t *testing.T) {
 	out, _, err := execute(t, "why", "--trace", "../../examples/questions/guava-idle.csv", "--algo", "guava-bursty:rate=2", "--from", "5.002s")
 	if err != nil || strings.Count(out, "\n#") != 2 || !strings.Contains(out, "#2 at 5002ms: pass") || !strings.Contains(out, "#3 at 5003ms: block") {
 		t.Errorf("--from 5.002s: %v\n%s", err, out)
+	}
+}
+
+// TestWhyHelpListsExplainers: the help's list is the registry's
+// explainers.
+func TestWhyHelpListsExplainers(t *testing.T) {
+	if got, want := strings.ReplaceAll(whyExplained, "\n", " "), strings.Join(lab.WhyLimiters(), ", "); got != want {
+		t.Errorf("why's help lists %q; the limiters that explain are %q", got, want)
 	}
 }
