@@ -20,7 +20,7 @@ type WhyOptions struct {
 // whyExplained lists the limiters why explains, as lab.WhyLimiters
 // finds them (TestWhyHelpListsExplainers holds the two equal); written
 // out so that starting the command builds no limiter.
-const whyExplained = "leap-array, token-bucket, guava-bursty, guava-warming-up, envoy-local,\ntraefik, haproxy, resilience4j, nginx-limit-req"
+const whyExplained = "leap-array, token-bucket, leaky-bucket, guava-bursty, guava-warming-up,\nenvoy-local, traefik, haproxy, resilience4j, nginx-limit-req"
 
 // NewCmdWhy builds `why`. runF replaces its action in tests.
 func NewCmdWhy(io *IOStreams, runF func(context.Context, *WhyOptions) error) *cobra.Command {
