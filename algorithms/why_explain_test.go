@@ -20,6 +20,8 @@ var explainSpecs = []string{
 	"resilience4j:limit-for-period=5,refresh-period=250ms,timeout=100ms",
 	"traefik:average=20,burst=3",
 	"leaky-bucket:limit=20,max-queue=100ms",
+	"token-bucket:rate=10,burst=3,replicas=2",
+	"leap-array:limit=10,replicas=3,balance=random",
 	"leaky-bucket:limit=3000,max-queue=1ms",
 	"leaky-bucket:limit=300,max-queue=20ms",
 	"envoy-local:max-tokens=3,tokens-per-fill=20,fill-interval=1s",

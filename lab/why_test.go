@@ -25,7 +25,7 @@ func TestWhyDecidesAsTheRun(t *testing.T) {
 		specs    []string
 	}{
 		{"boundary-burst-small", []string{"leap-array", "leaky-bucket", "leaky-bucket:limit=300,max-queue=2ms", "leap-array:sample-count=10", "token-bucket", "guava-bursty:timeout=50ms", "guava-warming-up:warm-up=1s,timeout=20ms", "haproxy:limit=100,period=1s", "resilience4j:limit-for-period=10,refresh-period=100ms,timeout=10ms"}},
-		{"clock-rollback", []string{"leap-array", "token-bucket:burst=10", "guava-bursty", "haproxy:limit=100,period=1s", "resilience4j:limit-for-period=100,refresh-period=1s,timeout=0s"}},
+		{"clock-rollback", []string{"leap-array", "leap-array:replicas=2,balance=random", "token-bucket:rate=40,burst=10,replicas=3", "token-bucket:burst=10", "guava-bursty", "haproxy:limit=100,period=1s", "resilience4j:limit-for-period=100,refresh-period=1s,timeout=0s"}},
 		{"burst-zero", []string{"nginx-limit-req:rate=3r/s,burst=0", "nginx-limit-req:rate=2r/s,burst=1,delay=1"}},
 		{"nat-office", []string{"nginx-limit-req:rate=10r/s,burst=5,key=key,zone=32k"}},
 		{"gateway-idle-second", []string{"traefik:average=1,burst=10", "envoy-local:max-tokens=10,tokens-per-fill=1,fill-interval=1s", "envoy-local:max-tokens=10,tokens-per-fill=1,fill-interval=1s,mode=timer,enabled=0.9,enforced=0.5"}},
