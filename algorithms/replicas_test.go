@@ -92,11 +92,11 @@ func TestReplicasRoundRobinMultipliesTheLimit(t *testing.T) {
 // replicated are one line each.
 func TestReplicasErrors(t *testing.T) {
 	for spec, want := range map[string]string{
-		"token-bucket:replicas=0":                                      "replicas must be a whole number from 1 to 1024",
-		"token-bucket:replicas=2,balance=least-conn":                   `balance "least-conn" is unknown`,
-		"token-bucket:balance=rr":                                      "balance= applies to replicas; add replicas=N",
+		"token-bucket:replicas=0":                                       "replicas must be a whole number from 1 to 1024",
+		"token-bucket:replicas=2,balance=least-conn":                    `balance "least-conn" is unknown`,
+		"token-bucket:balance=rr":                                       "balance= applies to replicas; add replicas=N",
 		"circuit-breaker:strategy=error-ratio,threshold=0.5,replicas=2": "cannot be replicated",
-		"token-bucket:rate=x,replicas=2":                               "token-bucket",
+		"token-bucket:rate=x,replicas=2":                                "token-bucket",
 	} {
 		_, err := New(spec, 10)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
