@@ -19,6 +19,7 @@ var whyQuestions = []struct{ name, cmd string }{
 	{"haproxy-denied", `ratelimit-lab why --trace examples/questions/haproxy-denied.csv --algo haproxy:limit=1,period=1s --seq 2 --seq 3`},
 	{"haproxy-denied-json", `ratelimit-lab why --trace examples/questions/haproxy-denied.csv --algo haproxy:limit=1,period=1s --seq 3 --format json`},
 	{"resilience4j-cycles", `ratelimit-lab why --trace examples/questions/resilience4j-cycles.csv --algo resilience4j:limit-for-period=2,refresh-period=1s,timeout=0s --from 0s`},
+	{"ingress-replicas", `ratelimit-lab why --trace examples/questions/ingress-replicas.csv --algo 'nginx-limit-req:rate=1r/s,key=*' --algo 'nginx-limit-req:rate=1r/s,key=*,replicas=3' --seq 2`},
 	{"guava-idle", `ratelimit-lab why --trace examples/questions/guava-idle.csv --algo guava-bursty:rate=2 --from 0s`},
 }
 
