@@ -106,7 +106,7 @@ func lintIngressBurst(r Rule, name string, p map[string]string) (Lint, bool) {
 	rate := p["rate"]
 	return Lint{
 		ID:      "ingress-burst",
-		Product: `ingress-nginx: "nginx.ingress.kubernetes.io/limit-burst-multiplier: multiplier of the limit rate for burst size. The default burst multiplier is 5"; the controller writes limit_req ... burst=<limit × multiplier> nodelay`,
+		Product: `ingress-nginx: "nginx.ingress.kubernetes.io/limit-burst-multiplier: multiplier of the limit rate for burst size. The default burst multiplier is 5, this annotation override the default multiplier."; the controller writes limit_req ... burst=<limit × multiplier> nodelay`,
 		Says:    fmt.Sprintf("limit_req rate=%s burst=%d nodelay: %d requests from one address pass at the same instant, where the rate alone admits one per %s; a second request 1ms after the first passes", rate, burst, burst+1, nginxSpacing(rate)),
 		Trace:   demoTrace(0, 1),
 		Command: fmt.Sprintf("ratelimit-lab why --trace demo.csv --algo '%s' --seq 1", withoutKey(name, p, "rate", "burst", "nodelay")),
@@ -144,7 +144,7 @@ func lintTraefikBurst(r Rule, name string, p map[string]string) (Lint, bool) {
 	every := period / time.Duration(avg)
 	return Lint{
 		ID:      "traefik-burst-1",
-		Product: `Traefik: "burst is the maximum number of requests allowed to go through in the same arbitrarily small period of time"; it defaults to 1`,
+		Product: `Traefik: "the average and period parameters define the rate at which the bucket refills, and the burst is the size (volume) of the bucket"; burst defaults to 1`,
 		Says:    fmt.Sprintf("average=%d period=%v with burst 1 admits one request per %v: a second request %v after the first gets 429, although the period allows %d", avg, period, every, time.Second, avg),
 		Trace:   demoTrace(0, 1000),
 		Command: fmt.Sprintf("ratelimit-lab why --trace demo.csv --algo '%s' --seq 1", withoutKey(name, p, "average", "period", "burst")),
