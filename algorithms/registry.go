@@ -552,6 +552,9 @@ func New(spec string, defaultLimit float64) (Limiter, error) {
 		return newChainSpec(spec, defaultLimit)
 	}
 	st := sp.Stages[0]
+	if hasReplicas(st) {
+		return newReplicasSpec(st, defaultLimit) // replicas.go
+	}
 	if st.Name == "" {
 		return nil, fmt.Errorf("empty algorithm spec %q: write NAME[:key=value,...], for example leap-array:sample-count=10", spec)
 	}

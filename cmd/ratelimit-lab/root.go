@@ -87,6 +87,7 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdReport(io, nil),
 		NewCmdList(io, nil),
 		NewCmdRules(io, nil),
+		NewCmdWhy(io, nil),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version and the Go version",

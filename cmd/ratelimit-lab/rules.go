@@ -105,7 +105,7 @@ one with the http block included the others.`,
 	}
 	explain.Flags().StringVar(&opts.Format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
 	explain.Flags().StringVar(&opts.NginxPrefix, "nginx-prefix", "", nginxPrefixHelp)
-	cmd.AddCommand(explain)
+	cmd.AddCommand(explain, NewCmdRulesLint(io, nil))
 	return cmd
 }
 
