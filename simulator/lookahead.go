@@ -48,11 +48,7 @@ func newCarryRow(lim algorithms.Limiter) *carryRow {
 
 // process feeds batch b and records the decisions it settles.
 func (c *carryRow) process(acc *accumulator, b *batch, rows *decisionWriter) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("algorithm %s panicked at arrival %d: %v", c.lim.Spec(), b.seq, r)
-		}
-	}()
+	defer c.recover(&err)
 	if len(c.buf) == 0 {
 		c.seq = b.seq
 	}
@@ -75,7 +71,16 @@ func (c *carryRow) finish(acc *accumulator, rows *decisionWriter) error {
 	return c.take(acc, rows, true)
 }
 
-func (c *carryRow) take(acc *accumulator, rows *decisionWriter, end bool) error {
+// recover turns a panic of the limiter into the run's error, naming the
+// first arrival not recorded yet.
+func (c *carryRow) recover(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("algorithm %s panicked at arrival %d: %v", c.lim.Spec(), c.seq, r)
+	}
+}
+
+func (c *carryRow) take(acc *accumulator, rows *decisionWriter, end bool) (err error) {
+	defer c.recover(&err)
 	if cap(c.ds) < len(c.buf) {
 		c.ds = make([]algorithms.Decision, len(c.buf))
 	}
