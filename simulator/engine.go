@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -267,9 +268,17 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 				ch = newEventedRow(lim, acc, rows, cfg, b)
 				if ch == nil {
 					ca = newCarryRow(lim)
+				} else if _, carries := lim.(carryDecider); carries {
+					// An evented row decides each arrival when it comes, and this
+					// limiter's decision may wait on later arrivals (a fallback's
+					// local check at T + timeout): not exact there, so refused.
+					name, _, _ := strings.Cut(lim.Spec(), ":")
+					err = fmt.Errorf("%s decides a request only when the arrivals up to its token server's answer are known, which a run with a downstream or recorded responses (rt_ms, error) does not give; replay it without them (a trace of t_ms and keys, or a scenario without downstream)", name)
+					ch = nil
 				}
 			}
 			switch {
+			case err != nil: // refused at the first batch
 			case ch != nil:
 				err = ch.process(b)
 			case ca != nil:
