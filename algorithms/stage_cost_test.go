@@ -178,3 +178,43 @@ func TestStageChargesCost(t *testing.T) {
 		t.Errorf("warning %q", w)
 	}
 }
+
+// TestCountStagesInChainDecideAsAlone: every stage kind whose reference
+// takes a count, alone and per key, decides in a chain before a breaker
+// that never opens (DegradeSlot: no count) exactly as it decides alone
+// with DecideRequest, which algorithms/cost_test.go pins to each
+// reference with costs up to the limit + 3; so the chain asks each with
+// the count (CheckRequest) and records it (RecordRequest) as the single
+// limiter does. Costs here run up to 13, above every burst of 10.
+func TestCountStagesInChainDecideAsAlone(t *testing.T) {
+	const breaker = "+circuit-breaker:strategy=error-count,threshold=1000"
+	kinds := []string{
+		"leap-array", "leaky-bucket", "warm-up", "warm-up-rate-limiter",
+		"leap-array:flavor=go", "leaky-bucket:flavor=go", "warm-up:flavor=go", "warm-up-rate-limiter:flavor=go",
+		"token-bucket", "guava-bursty", "guava-bursty:timeout=300ms", "guava-warming-up:warm-up=4s",
+		"bucket4j", "envoy-local", "resilience4j", "resilience4j:timeout=0s", "sentinel-param",
+	}
+	rng := rand.New(rand.NewPCG(33, 16))
+	compared := 0
+	for trial, kind := range append(kinds, kinds...) {
+		alone := mustNew(t, kind, 10)
+		spec := alone.Spec()
+		if trial >= len(kinds) && registryNameOf(spec) != "sentinel-param" {
+			spec += ",key=user"
+			alone = mustNew(t, spec, 0)
+		}
+		bindFirst(t, alone)
+		c := mustNew(t, spec+breaker, 0).(*Chain)
+		bindFirst(t, c)
+		keys := 1 + rng.IntN(4)
+		for i, a := range costTrace(rng, 3000, trial%2 == 0, keys, 13) {
+			want := decideCost(alone, a)
+			r := chainRequest(a)
+			if got := c.DecideRequest(a.at, &r); got != want {
+				t.Fatalf("%s arrival %d at %v key %d cost %d: in the chain %+v, alone %+v", spec, i, a.at, a.key, a.cost, got, want)
+			}
+			compared++
+		}
+	}
+	t.Logf("%d decisions compared", compared)
+}
