@@ -192,7 +192,7 @@ func TestCountStagesInChainDecideAsAlone(t *testing.T) {
 		"leap-array", "leaky-bucket", "warm-up", "warm-up-rate-limiter",
 		"leap-array:flavor=go", "leaky-bucket:flavor=go", "warm-up:flavor=go", "warm-up-rate-limiter:flavor=go",
 		"token-bucket", "guava-bursty", "guava-bursty:timeout=300ms", "guava-warming-up:warm-up=4s",
-		"bucket4j", "envoy-local", "resilience4j", "resilience4j:timeout=0s", "sentinel-param",
+		"bucket4j", "envoy-local", "resilience4j", "resilience4j:timeout=0s", "sentinel-param", "sentinel-param:flavor=go",
 	}
 	rng := rand.New(rand.NewPCG(33, 16))
 	compared := 0
