@@ -25,7 +25,9 @@ import "time"
 // the cost where Record adds 1. A stage whose reference takes no count
 // (circuit-breaker, nginx-limit-req, kong, traefik, haproxy, uber, the
 // lab's own windows, the adaptive ones) stays a plain Stage and charges 1
-// as its reference does; StageChargesCost tells which is which.
+// as its reference does, and so do a redis-* stage and a check-to-add
+// wrapper (CheckToAdd queues passes, not costs); StageChargesCost tells
+// which is which.
 //
 // A prioritized request is asked as an ordinary one inside a chain, as
 // before: the occupiable leap array's borrowing (leap_array_priority.go)
@@ -218,12 +220,20 @@ func StageChargesCost(s Stage, caps Caps) bool {
 
 // ChainCostNotCharged is the warning of a chain on a trace with a cost
 // column when the stages named in stages count every request as 1 (their
-// references take no count); all says that no stage charges it.
+// references take no count, or the lab asks them one request at a time:
+// redis-* stages, check-to-add); all says that no stage charges it.
 func ChainCostNotCharged(spec string, stages []string, all bool) string {
 	if all {
-		return spec + ": the trace's cost column is not charged; no stage's reference takes a count, so every request counts 1 (docs/algorithms.md, Costs)"
+		return spec + ": the trace's cost column is not charged; every stage counts every request as 1 (docs/algorithms.md, Costs, says why)"
 	}
-	return spec + ": the trace's cost column is charged by every stage but " + joinNames(stages) + ", whose reference takes no count, so there every request counts 1 (docs/algorithms.md, Costs)"
+	return spec + ": the trace's cost column is charged by every stage but " + joinNames(stages) + ", where every request counts 1 (docs/algorithms.md, Costs, says why)"
+}
+
+// CheckToAddCostNotCharged is the warning of a row whose family charges a
+// cost but which check-to-add wraps: the wrapper asks the wrapped limiter
+// with Check and Record, one request each, so every request counts 1.
+func CheckToAddCostNotCharged(spec string) string {
+	return spec + ": the trace's cost column is not charged; with check-to-add every request counts 1 (run it without check-to-add to charge the cost)"
 }
 
 func joinNames(s []string) string {

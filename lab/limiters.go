@@ -88,8 +88,8 @@ func warnings(l algorithms.Limiter) []string { return algorithms.Warnings(l) }
 
 // costWarnings are the warnings of a run whose trace has a cost column:
 // one for each row that counts every request as 1 (its family has no
-// CapCost), and one for each chain naming its stages that do (their
-// references take no count; algorithms.StageChargesCost).
+// CapCost, or check-to-add wraps it), and one for each chain naming its
+// stages that do (algorithms.StageChargesCost).
 func costWarnings(ls []algorithms.Limiter) []string {
 	var out []string
 	for _, l := range ls {
@@ -107,6 +107,8 @@ func costWarnings(ls []algorithms.Limiter) []string {
 		}
 		if !registry.Caps(l.Spec()).Has(algorithms.CapCost) {
 			out = append(out, algorithms.CostNotCharged(l.Spec(), false))
+		} else if _, ok := l.(*algorithms.CheckToAdd); ok {
+			out = append(out, algorithms.CheckToAddCostNotCharged(l.Spec()))
 		}
 	}
 	return out
