@@ -79,7 +79,12 @@ type ScaleStep struct {
 type ReplicaPeriod struct {
 	From     time.Duration
 	Replicas int
-	Limit    float64
+	// Limit is what the replicas admit together per Window (one
+	// replica's own limit, KeyNominal's for a per-key limiter, times
+	// Replicas); PerKey says it is each key's.
+	Limit  float64
+	Window time.Duration
+	PerKey bool
 }
 
 // ParseScale reads scale=AT:N+AT:N… (for example 10s:5+20s:2): times in
@@ -208,7 +213,7 @@ func newReplicasSpec(st specpkg.Stage, defaultLimit float64) (Limiter, error) {
 	first, _ := New(inner, defaultLimit)
 	r.inner = first.Spec()
 	r.rate = first.Rate()
-	r.periods = []ReplicaPeriod{{0, n, float64(n) * r.rate}}
+	r.periods = []ReplicaPeriod{r.period(first, 0, n)}
 	return r, nil
 }
 
@@ -291,8 +296,24 @@ func (p *Replicas) scaleTo(now time.Duration) {
 			p.copies[i] = l
 		}
 		p.active = st.N
-		p.periods = append(p.periods, ReplicaPeriod{st.At, st.N, float64(st.N) * p.Rate()})
+		p.periods = append(p.periods, p.period(p.copies[0], st.At, st.N))
 	}
+}
+
+// period is the stretch from at with n replicas of l: their limit
+// together, per key for a per-key limiter (its KeyNominal), else its own
+// count per window (nominaler) or its rate per second.
+func (p *Replicas) period(l Limiter, at time.Duration, n int) ReplicaPeriod {
+	lim, win, perKey := l.Rate(), time.Second, false
+	if kr, ok := l.(interface {
+		KeyNominal() (float64, time.Duration)
+	}); ok {
+		lim, win = kr.KeyNominal()
+		perKey = true
+	} else if nm, ok := l.(nominaler); ok {
+		lim, win = nm.nominal()
+	}
+	return ReplicaPeriod{From: at, Replicas: n, Limit: float64(n) * lim, Window: win, PerKey: perKey}
 }
 
 // bind gives replica i what the run gave the wrapper: its seed, its key

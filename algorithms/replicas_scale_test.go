@@ -124,7 +124,7 @@ func TestReplicasScaleWorkedExample(t *testing.T) {
 	if !equalInts(arrived, []int64{7, 3, 1}) || !equalInts(passed, []int64{3, 2, 1}) {
 		t.Errorf("arrived %v passed %v, want [7 3 1] [3 2 1]", arrived, passed)
 	}
-	if len(periods) != 3 || periods[1] != (ReplicaPeriod{10 * time.Second, 3, 3}) || periods[2].Limit != 1 {
+	if len(periods) != 3 || periods[1] != (ReplicaPeriod{10 * time.Second, 3, 3, time.Second, false}) || periods[2].Limit != 1 {
 		t.Errorf("periods %+v", periods)
 	}
 	if l.Spec() != "token-bucket:rate=1,burst=1,replicas=2,balance=rr,scale=10s:3+20s:1" {
