@@ -221,6 +221,24 @@ func lintSlowRatioOne(r Rule, name string, p map[string]string) (Lint, bool) {
 	}, true
 }
 
+// Note is the trap in one line, as explain shows it under its rule and a
+// run among its notes: what it does here and the fix (rules lint gives
+// the product's wording and a replay).
+func (l Lint) Note() string {
+	return fmt.Sprintf("[%s] %s; fix: %s", l.ID, l.Says, l.Fix)
+}
+
+// LintsOf returns the traps of the rule r among ls.
+func LintsOf(ls []Lint, r Rule) []Lint {
+	var out []Lint
+	for _, l := range ls {
+		if l.Rule == r.Name && l.Source == r.Source {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // WriteLints prints the traps of file, one block each.
 func WriteLints(w io.Writer, file string, ls []Lint) error {
 	var b strings.Builder

@@ -91,3 +91,20 @@ func TestRulesLintFailOnLint(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, out %q", code, stderr, out)
 	}
 }
+
+// TestRunNotesLints: run --rules prints each trap once, among its notes.
+func TestRunNotesLints(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "two.csv")
+	if err := os.WriteFile(trace, []byte("t_ms,ip\n0,a\n1000,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := execute(t, "run", "--trace", trace, "--rules", "../../examples/rules/traefik-dynamic.yml", "--quiet", "--out", filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(strings.Fields(out+stderr), " ") // notes wrap to the width
+	if n := strings.Count(all, "[traefik-burst-1]"); n != 1 || !strings.Contains(all, "rule login-ratelimit (../../examples/rules/traefik-dynamic.yml:10): lint [traefik-burst-1] average=6") {
+		t.Errorf("the trap appears %d times in\n%s", n, all)
+	}
+}
