@@ -61,6 +61,7 @@ var lintChecks = []func(r Rule, name string, p map[string]string) (Lint, bool){
 	lintIngressBurst,
 	lintTraefikBurst,
 	lintSpringBurstZero,
+	lintSpringRequestedAboveBurst,
 	lintWarmUpRateLimiterRounding,
 	lintSlowRatioOne,
 }
@@ -166,6 +167,31 @@ func lintSpringBurstZero(r Rule, name string, p map[string]string) (Lint, bool) 
 		Trace:   demoTrace(0, 0),
 		Command: "ratelimit-lab run --trace demo.csv --algo 'redis-spring-gateway:replenish-rate=1,burst-capacity=1' --decisions --chart none --html=false",
 		Fix:     "give burstCapacity at least replenishRate (the tokens a user may spend in one second), which Spring's configuration requires anyway",
+	}, true
+}
+
+// lintSpringRequestedAboveBurst is x/time/rate's WaitN with n above the
+// burst (golang/go #52618) as Spring Cloud Gateway writes it: a request
+// costing requestedTokens can never pass when the bucket holds at most
+// burstCapacity < requestedTokens (request_rate_limiter.lua, as
+// distributed/scripts/spring_gateway.lua runs it: filled_tokens =
+// min(capacity, ...), allowed = filled_tokens >= requested).
+func lintSpringRequestedAboveBurst(r Rule, name string, p map[string]string) (Lint, bool) {
+	if name != "redis-spring-gateway" {
+		return Lint{}, false
+	}
+	req, err1 := strconv.ParseInt(p["requested-tokens"], 10, 64)
+	burst, err2 := strconv.ParseInt(p["burst-capacity"], 10, 64)
+	if err1 != nil || err2 != nil || burst < 1 || req <= burst {
+		return Lint{}, false
+	}
+	return Lint{
+		ID:      "spring-requested-above-burst",
+		Product: `Spring Cloud Gateway: "The redis-rate-limiter.requestedTokens property is how many tokens a request costs"; request_rate_limiter.lua caps the bucket at burstCapacity (filled_tokens = math.min(capacity, ...)) and allows a request only if filled_tokens >= requested`,
+		Says:    fmt.Sprintf("requestedTokens=%d above burstCapacity=%d: the bucket never holds %d tokens, so every request gets 429, as x/time/rate's WaitN with n above the burst always fails (golang/go #52618)", req, burst, req),
+		Trace:   demoTrace(0, 1000),
+		Command: fmt.Sprintf("ratelimit-lab run --trace demo.csv --algo 'redis-spring-gateway:replenish-rate=%s,burst-capacity=%d,requested-tokens=%d' --decisions --chart none --html=false", p["replenish-rate"], burst, req),
+		Fix:     fmt.Sprintf("give burstCapacity at least requestedTokens (burstCapacity: %d or more), or lower requestedTokens", req),
 	}, true
 }
 

@@ -13,15 +13,16 @@ import (
 // command on its trace, and checks that it shows the trap.
 func TestRulesLintDemonstrations(t *testing.T) {
 	want := map[string][]string{ // ID → what the replay prints
-		"ingress-burst":        {"#1 at 1ms: pass", "≤ burst 30000 → pass"},
-		"traefik-burst-1":      {"#1 at 1000ms: block", "> maxDelay 500ms → reject (429"},
-		"spring-burst-zero":    {",0,0,pass,", ",1,0,block,"},
-		"sentinel-ms-rounding": {"│ warm-up-rate-limiter │      2 │  100.0 │"},
-		"slow-ratio-1":         {`"breaker_opens": 0`, `"breaker_opens": 1`},
+		"ingress-burst":                {"#1 at 1ms: pass", "≤ burst 30000 → pass"},
+		"traefik-burst-1":              {"#1 at 1000ms: block", "> maxDelay 500ms → reject (429"},
+		"spring-burst-zero":            {",0,0,pass,", ",1,0,block,"},
+		"sentinel-ms-rounding":         {"│ warm-up-rate-limiter │      2 │  100.0 │"},
+		"slow-ratio-1":                 {`"breaker_opens": 0`, `"breaker_opens": 1`},
+		"spring-requested-above-burst": {",0,0,block,", ",1,1000000000,block,"},
 	}
 	files := []string{"../../examples/rules/ingress.yaml", "../../examples/rules/traefik-dynamic.yml",
 		"../../rules/testdata/lint/spring-burst-zero.yml", "../../rules/testdata/lint/sentinel-warm-up-qps.json",
-		"../../rules/testdata/lint/sentinel-slow-ratio-default.json"}
+		"../../rules/testdata/lint/sentinel-slow-ratio-default.json", "../../rules/testdata/lint/spring-requested-above-burst.yml"}
 	seen := map[string]bool{}
 	for _, f := range files {
 		rs, err := rules.Load(f, "auto")
