@@ -127,7 +127,9 @@ const maxReplicas = 1024
 // hasReplicas reports whether a single-stage spec asks for replicas.
 func hasReplicas(st specpkg.Stage) bool {
 	for _, p := range st.Params {
-		if p.Key == "replicas" || p.Key == "balance" || p.Key == "scale" || p.Key == "route" {
+		// route= alone is sentinel-cluster's own parameter; with
+		// replicas= it is the balancer's.
+		if p.Key == "replicas" || p.Key == "balance" || p.Key == "scale" {
 			return true
 		}
 	}
