@@ -55,6 +55,7 @@ type Replicas struct {
 	keyIdx       []int       // the replica's own bound key columns
 	keyName      func(int32) string
 	err          error
+	now          time.Duration // the arrival being decided, for err
 
 	arrived, passed []int64 // per slot, over the run
 	periods         []ReplicaPeriod
@@ -253,7 +254,7 @@ func (p *Replicas) pick(r *Request, advance bool) int {
 		k, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || k < 0 || k >= n {
 			if advance && p.err == nil {
-				p.err = fmt.Errorf("replicas: route column %q holds %q, not a replica index from 0 to %d (the replicas active then); fix the trace, replicas= or scale=", p.route, v, n-1)
+				p.err = fmt.Errorf("replicas: the arrival at %s: route column %q holds %q, not a replica index from 0 to %d (the replicas active then); fix the trace, replicas= or scale=", FormatDuration(p.now), p.route, v, n-1)
 			}
 			return 0
 		}
@@ -344,6 +345,7 @@ func (p *Replicas) Decide(now time.Duration) Decision {
 // which decides as it would alone.
 func (p *Replicas) DecideRequest(now time.Duration, r *Request) Decision {
 	p.scaleTo(now)
+	p.now = now
 	k := p.pick(r, true)
 	if p.before == k {
 		p.after = k

@@ -172,7 +172,7 @@ func TestReplicasRoute(t *testing.T) {
 		t.Errorf("pod 0, 0, 1 at 0s: %v (%v), want pass, block, pass", got, p.Err())
 	}
 	p.DecideRequest(6*time.Second, req(1)) // one replica left from 5s
-	if err := p.Err(); err == nil || !strings.Contains(err.Error(), `holds "1", not a replica index from 0 to 0`) || strings.Contains(err.Error(), "\n") {
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), `the arrival at 6s: route column "pod" holds "1", not a replica index from 0 to 0`) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("route to a replica gone: %v", err)
 	}
 	for spec, want := range map[string]string{
