@@ -106,7 +106,14 @@ func listRun(_ context.Context, opts *ListOptions) error {
 		"A request whose key is empty meets its product's rule: passed unaccounted (nginx, Sentinel, Envoy, HAProxy, the lab's own kinds), " +
 		"one shared state (Traefik, Bucket4j, resilience4j, the redis-* scripts), Kong's client IP (fallback=COLUMN), refused (redis-spring-gateway's deny-empty-key); " +
 		"empty-key=pass|shared|reject or fallback=COLUMN sets it."
-	return report.WriteWrapped(io.Out, keyed, io.Width)
+	if err := report.WriteWrapped(io.Out, keyed, io.Width); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Out)
+	replicas := "Replicas: any per-process spec takes replicas=N (N copies behind a load balancer, as ingress-nginx pods, Envoy processes or Kong nodes " +
+		"with the local policy each count on their own), balance=rr|random|hash or route=COLUMN (a trace column naming the replica), and " +
+		"scale=AT:N+AT:N (replicas joining and leaving); summary.json gives each replica's counts and the effective limit (docs/algorithms.md, Replicas)."
+	return report.WriteWrapped(io.Out, replicas, io.Width)
 }
 
 // costNote says which algorithms charge a trace's cost column (their
