@@ -151,6 +151,8 @@ var gatewayKinds = []kind{
 			p("month", "-", "requests per UTC calendar month (the counter's TTL is 30 days)", kindFloat),
 			p("year", "-", "requests per UTC calendar year (the counter's TTL is 365 days)", kindFloat),
 			p("policy", "local", "local (the node's shared dict; rejected requests not counted) or redis (INCR before checking: rejected requests counted)", kindString),
+			p("sync-rate", "-1", "with policy=redis: -1 (INCR in Redis on every request) or DURATION (a number is seconds, at least 20ms): each node counts locally and pushes its deltas every sync-rate (kong_sync)", kindString),
+			p("instances", "1", "with sync-rate > 0: Kong nodes, arrival i on node i mod instances", kindInt),
 		},
 		build: func(a *args) (Limiter, error) {
 			var c KongConfig
@@ -178,6 +180,11 @@ var gatewayKinds = []kind{
 			var err error
 			if c.Redis, err = a.choice("policy", "local", "redis"); err != nil {
 				return nil, err
+			}
+			if sync, instances, err := a.kongSync(c.Redis); err != nil {
+				return nil, err
+			} else if sync > 0 {
+				return NewKongSync(KongSyncConfig{Limits: c.Limits, SyncRate: sync, Instances: instances})
 			}
 			return NewKong(c)
 		},
