@@ -212,7 +212,11 @@ func (k *KongSync) sync(n *kongSyncNode) {
 // sync_rate = −1 sends for the same arrivals (one EVAL per arrival and
 // configured unit); beyond counts the passes that found some configured
 // unit's window already holding its limit of passes over all nodes.
+//
+// It first runs the timers still pending (Flush): call it after the last
+// arrival.
 func (k *KongSync) KongSyncFigures() (reads, syncs, syncEvals, realtime, beyond int64) {
+	k.Flush()
 	return k.reads, k.syncs, k.syncEvals, k.arrivals * int64(len(k.cfg.units)), k.beyond
 }
 

@@ -71,6 +71,8 @@ type AlgoResult struct {
 	Redis *RedisFigures
 	// Cluster holds a cluster limiter's figures (nil for the others).
 	Cluster *ClusterFigures
+	// KongSync holds a kong sync-rate row's figures (nil for the others).
+	KongSync *KongSyncFigures
 	// EpochMs is the Unix ms that virtual time 0 maps to for a limiter that
 	// reads a wall clock (kong, traefik, haproxy); HasEpochMs says there is
 	// one. A Redis limiter's is in Redis.
