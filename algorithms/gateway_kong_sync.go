@@ -296,7 +296,7 @@ func (a *args) kongSync(redis bool) (sync time.Duration, instances int, err erro
 	if a.has("sync-rate") {
 		v := strings.TrimSpace(a.str("sync-rate"))
 		if v != "-1" {
-			if f, ferr := strconv.ParseFloat(v, 64); ferr == nil && f >= 0 && f < 1e9 {
+			if f, ferr := strconv.ParseFloat(v, 64); ferr == nil && f >= 0 && f < 4e7 {
 				sync = time.Duration(math.Round(f * 1e9))
 			} else if d, derr := time.ParseDuration(v); derr == nil && d >= 0 {
 				sync = d
@@ -308,6 +308,9 @@ func (a *args) kongSync(redis bool) (sync time.Duration, instances int, err erro
 			}
 			if sync < 20*time.Millisecond {
 				return 0, 0, fmt.Errorf("kong: sync-rate must be at least 20ms, or -1 to sync at once (schema.lua), got %s", v)
+			}
+			if sync > 365*24*time.Hour {
+				return 0, 0, fmt.Errorf("kong: sync-rate %s is over a year, the longest the lab times (for example sync-rate=1s)", v)
 			}
 		}
 	}

@@ -313,3 +313,27 @@ func TestKongSyncMatchesLuaPort(t *testing.T) {
 	}
 	t.Logf("%d decisions compared", compared)
 }
+
+// FuzzKongSyncRate: any sync-rate and instances value is refused with an
+// error or builds a limiter whose Spec parses back to the same Spec.
+func FuzzKongSyncRate(f *testing.F) {
+	for _, s := range []string{"1s", "-1", "0.5", "20ms", "19ms", "1e9", "NaN", "-0", "1h", ""} {
+		f.Add(s, "3")
+	}
+	f.Fuzz(func(t *testing.T, rate, instances string) {
+		l, err := New("kong:second=5,policy=redis,sync-rate="+rate+",instances="+instances, 0)
+		if err != nil {
+			return
+		}
+		again, err := New(l.Spec(), 0)
+		if err != nil || again.Spec() != l.Spec() {
+			t.Fatalf("%q: Spec %q does not parse back (%v)", rate, l.Spec(), err)
+		}
+		if k, ok := l.(*KongSync); ok {
+			for i := 0; i < 20; i++ {
+				k.Decide(time.Duration(i) * 10 * time.Millisecond)
+			}
+			k.KongSyncFigures()
+		}
+	})
+}

@@ -141,7 +141,7 @@ var gatewayKinds = []kind{
 	},
 	{
 		info: Info{Name: "kong", Caps: CapKeyColumn | CapStage,
-			Summary:   "Kong's rate-limiting plugin: fixed UTC calendar windows per second/minute/hour/day/month/year, all checked; policy=redis counts rejected requests",
+			Summary:   "Kong's rate-limiting plugin: fixed UTC calendar windows per second/minute/hour/day/month/year, all checked; policy=redis counts rejected requests; with sync-rate > 0 each of instances nodes counts locally and pushes to Redis on a timer",
 			Reference: "Kong Gateway OSS rate-limiting plugin (handler.lua, policies, timestamp.lua)"},
 		params: []param{
 			p("second", "-", "requests per second (with none of the units given: the scenario's limit)", kindFloat),
