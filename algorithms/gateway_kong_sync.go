@@ -72,6 +72,7 @@ type kongSyncParams struct {
 }
 
 type kongSyncKey struct {
+	id    int32 // the identifier (a key=COLUMN value; 0 without one)
 	unit  int
 	start int64 // the window's start, Unix seconds
 }
@@ -115,7 +116,10 @@ func newKongSync(p *kongSyncParams) *KongSync {
 
 // Decide implements Limiter: access() for one request on node
 // arrival mod Instances.
-func (k *KongSync) Decide(now time.Duration) Decision {
+func (k *KongSync) Decide(now time.Duration) Decision { return k.decide(0, now) }
+
+// decide is access() for identifier id.
+func (k *KongSync) decide(id int32, now time.Duration) Decision {
 	k.runTimers(now)
 	n := &k.nodes[k.next%int64(len(k.nodes))]
 	k.next++
@@ -126,7 +130,7 @@ func (k *KongSync) Decide(now time.Duration) Decision {
 	stop := false
 	for i, u := range k.cfg.units {
 		start, _ := kongWindow(u, sec)
-		key := kongSyncKey{u, start}
+		key := kongSyncKey{id, u, start}
 		keys[i] = key
 		var usage int64
 		if e := n.entries[key]; e != nil {
@@ -230,7 +234,7 @@ func (k *KongSync) RedisCount(unit string, now time.Duration) int64 {
 		if name == unit {
 			ms := k.cfg.epoch + floorMs(now)
 			start, _ := kongWindow(u, floorDiv(ms, 1000))
-			if c := k.redis[kongSyncKey{u, start}]; c != nil && ms <= c.expiry {
+			if c := k.redis[kongSyncKey{0, u, start}]; c != nil && ms <= c.expiry {
 				return c.count
 			}
 		}
@@ -283,10 +287,31 @@ func (k *KongSync) StateBytes() int {
 }
 
 // Fresh implements Freshener: a new plugin (its own nodes, timers and
-// Redis), sharing k's configuration. With a key column each key is thus
-// its own plugin instance, where Kong's one timer per node syncs every
-// key of the plugin.
+// Redis), sharing k's configuration.
 func (k *KongSync) Fresh() Limiter { return newKongSync(k.cfg) }
+
+// keyedTable implements keyedStater: with key=COLUMN every key is an
+// identifier of one plugin, as in Kong: the nodes' tables hold every
+// identifier's counters, one timer per node pushes them all, and arrival
+// i (whatever its key) runs on node i mod Instances. Nothing is evicted
+// (Kong's Lua tables have no bound; a sync empties them).
+func (k *KongSync) keyedTable() keyedTable {
+	return &kongSyncTable{k: newKongSync(k.cfg), seen: map[int32]struct{}{}}
+}
+
+type kongSyncTable struct {
+	k    *KongSync
+	seen map[int32]struct{}
+}
+
+func (t *kongSyncTable) decide(id int32, now time.Duration, _ int, _ *Request) Decision {
+	t.seen[id] = struct{}{}
+	return t.k.decide(id, now)
+}
+func (t *kongSyncTable) live() int                    { return len(t.seen) }
+func (t *kongSyncTable) bytes() int                   { return t.k.StateBytes() }
+func (t *kongSyncTable) figures() (int64, int, int64) { return 0, len(t.seen), int64(t.k.StateBytes()) }
+func (t *kongSyncTable) evictedOf(int32) int32        { return 0 }
 
 // kongSync reads kong's sync-rate and instances: sync is 0 for −1 (the
 // default), else the timer's delay; instances is 1 unless given, and

@@ -337,3 +337,19 @@ func FuzzKongSyncRate(f *testing.F) {
 		}
 	})
 }
+
+// With key=COLUMN the keys are identifiers of one plugin: the timer key a
+// armed at 0 pushes key b's counter too, and b arms none of its own.
+func TestKongSyncKeysShareTheNodeTimer(t *testing.T) {
+	k := mustKongSync(t, "kong:minute=10,policy=redis,sync-rate=1s")
+	tab := k.keyedTable().(*kongSyncTable)
+	tab.decide(1, 0, 0, nil)
+	tab.decide(2, 500*time.Millisecond, 0, nil)
+	tab.decide(1, 1001*time.Millisecond, 0, nil) // the timer at 1000 runs first, then a read
+	if tab.k.syncs != 1 || tab.k.syncEvals != 2 {
+		t.Fatalf("syncs=%d evals=%d, want one sync carrying both keys", tab.k.syncs, tab.k.syncEvals)
+	}
+	if tab.live() != 2 {
+		t.Fatalf("live=%d, want 2", tab.live())
+	}
+}
