@@ -178,6 +178,7 @@ type algoSummaryJS struct {
 	*prioritySummaryJS
 	*keysSummaryJS
 	*clusterSummaryJS
+	*replicasSummaryJS
 }
 
 // passRatio is passed/arrived; 0 for 0/0, which the outputs show as
@@ -258,6 +259,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		js.EpochMs = epochMs(&r.Algorithms[i])
 		js.keysSummaryJS = keysSummary(a.Keys)
 		js.clusterSummaryJS = clusterSummary(a.Cluster)
+		js.replicasSummaryJS = replicasSummary(a.Replicas)
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)
