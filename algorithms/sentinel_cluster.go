@@ -235,9 +235,14 @@ type SentinelCluster struct {
 	seq    int64
 	down   int // index of the first down window that may still hold T
 
-	// Decisions still to be made by a local check: out index by sequence.
-	pending map[int64]int
-	out     []Decision
+	// The decisions not taken yet (TakeDecisions), of arrivals base,
+	// base+1, …: dec[i] is final unless waiting[i] (its local check has
+	// not run), fb[i] flags the fail path; nWaiting counts the waiting.
+	base     int64
+	dec      []Decision
+	waiting  []bool
+	fb       []bool
+	nWaiting int
 
 	fallbacks, shouldWait int64
 	instancePassed        []int64
@@ -245,8 +250,8 @@ type SentinelCluster struct {
 	// the names of its values.
 	routeIdx int
 	keyName  func(int32) string
-	// lastFB flags the arrivals of the last batch decided on the fail
-	// path (LastFallbacks).
+	// lastFB flags the arrivals of the last batch taken that were decided
+	// on the fail path (LastFallbacks).
 	lastFB []bool
 }
 
@@ -299,7 +304,7 @@ func NewSentinelCluster(c SentinelClusterConfig) (*SentinelCluster, error) {
 	if err := checkClusterWindow("local-", c.LocalSampleCount, c.LocalInterval); err != nil {
 		return nil, err
 	}
-	l := &SentinelCluster{cfg: c, half: c.RTT / 2, timeout: c.RTT > c.Timeout, pending: map[int64]int{}, routeIdx: -1}
+	l := &SentinelCluster{cfg: c, half: c.RTT / 2, timeout: c.RTT > c.Timeout, routeIdx: -1}
 	lcm := lcmInt64(lcmInt64(1000, c.Interval.Milliseconds()), c.LocalInterval.Milliseconds())
 	const base = 1_600_000_000_000
 	l.epochMs = (base + lcm - 1) / lcm * lcm
@@ -449,10 +454,10 @@ func (l *SentinelCluster) runEvents(until time.Duration, seq int64) {
 	}
 }
 
-// runPendingChecks runs events until no local check is left (the end of
-// a batch: no later arrival is known).
+// runPendingChecks runs events until no local check is left: the end of
+// the stream, when no later arrival can come before them.
 func (l *SentinelCluster) runPendingChecks() {
-	for len(l.pending) > 0 && len(l.events) > 0 {
+	for l.nWaiting > 0 && len(l.events) > 0 {
 		e := heap.Pop(&l.events).(clusterEvent)
 		l.runEvent(&e)
 	}
@@ -474,9 +479,9 @@ func (l *SentinelCluster) runEvent(e *clusterEvent) {
 			node.val[i][evPass] += e.cost
 			l.instancePassed[e.client]++
 		}
-		if j, ok := l.pending[e.seq]; ok {
-			l.out[j] = d
-			delete(l.pending, e.seq)
+		if j := e.seq - l.base; j >= 0 && j < int64(len(l.dec)) && l.waiting[j] {
+			l.dec[j], l.waiting[j] = d, false
+			l.nWaiting--
 		}
 		return
 	}
@@ -484,11 +489,15 @@ func (l *SentinelCluster) runEvent(e *clusterEvent) {
 	node.val[i][evPass] += e.cost
 }
 
-// decide handles arrival number seq at now; its decision goes to out[j]
+// decide handles arrival number seq at now; its decision goes to dec
 // now or when its local check runs.
-func (l *SentinelCluster) decide(now time.Duration, r *Request, j int) {
+func (l *SentinelCluster) decide(now time.Duration, r *Request) {
 	seq := l.seq
 	l.seq++
+	j := len(l.dec)
+	l.dec = append(l.dec, Decision{})
+	l.waiting = append(l.waiting, false)
+	l.fb = append(l.fb, false)
 	if now < l.last {
 		if l.err == nil {
 			l.err = fmt.Errorf("sentinel-cluster: arrival %d at %v comes before the one before it (%v): the token server's model needs a clock that never steps back; drop clock-rollback or sort the trace", seq, now, l.last)
@@ -501,10 +510,8 @@ func (l *SentinelCluster) decide(now time.Duration, r *Request, j int) {
 	cost := int64(r.cost())
 	fail := func(at time.Duration) {
 		l.fallbacks++
-		if j < len(l.lastFB) {
-			l.lastFB[j] = true
-		}
-		l.pending[seq] = j
+		l.fb[j], l.waiting[j] = true, true
+		l.nWaiting++
 		heap.Push(&l.events, clusterEvent{at: at, seq: seq, client: client, check: true, cost: cost, arr: now})
 	}
 	if l.isDown(now) {
@@ -522,7 +529,7 @@ func (l *SentinelCluster) decide(now time.Duration, r *Request, j int) {
 		fail(now + l.cfg.RTT)
 		return
 	case clusterBlocked:
-		l.out[j] = d
+		l.dec[j] = d
 		return
 	case clusterShouldWait:
 		l.shouldWait++
@@ -530,7 +537,7 @@ func (l *SentinelCluster) decide(now time.Duration, r *Request, j int) {
 	default:
 		d = Decision{Pass: true, Wait: l.cfg.RTT}
 	}
-	l.out[j] = d
+	l.dec[j] = d
 	l.instancePassed[client]++
 	heap.Push(&l.events, clusterEvent{at: now + d.Wait, seq: seq, client: client, cost: cost})
 }
@@ -581,33 +588,64 @@ func (l *SentinelCluster) Decide(now time.Duration) Decision {
 
 // DecideRequest implements RequestLimiter: it reads the request's
 // priority and cost (acquireCount). A decision that waits for a local
-// check is made with the arrivals known so far; DecideBatch sees a whole
-// batch first.
+// check is made with the arrivals known so far (the end of the stream);
+// FeedRequests and TakeDecisions see every arrival before it.
 func (l *SentinelCluster) DecideRequest(now time.Duration, r *Request) Decision {
 	var one [1]Decision
-	l.out = one[:]
-	l.lastFB = l.lastFB[:0]
-	l.decide(now, r, 0)
+	l.decide(now, r)
 	l.runPendingChecks()
-	l.out = nil
+	l.TakeDecisions(one[:], true)
 	return one[0]
 }
 
-// DecideRequests decides consecutive requests, out[j] for nows[j]: a
-// fallback's local check runs after every arrival of the batch that comes
-// before it, as it does in Sentinel.
+// DecideRequests decides consecutive requests, out[j] for nows[j], as the
+// whole stream: a fallback's local check runs after every arrival before
+// it, and the ones still waiting at the end run then, as no arrival
+// follows. A caller that has more arrivals to come uses FeedRequests and
+// TakeDecisions instead.
 func (l *SentinelCluster) DecideRequests(nows []time.Duration, reqs []Request, out []Decision) {
-	l.out = out
-	l.lastFB = append(l.lastFB[:0], make([]bool, len(nows))...)
-	for j := range nows {
-		l.decide(nows[j], &reqs[j], j)
-	}
-	l.runPendingChecks()
-	l.out = nil
+	l.FeedRequests(nows, reqs)
+	l.TakeDecisions(out, true)
 }
 
-// LastFallbacks flags the arrivals of the last DecideRequests call that
-// were decided on the fail path (series.csv's cluster_fallbacks per bin).
+// FeedRequests takes the next requests of the stream, in arrival order,
+// without deciding those whose decision is a local check later than the
+// last of them: their check runs once an arrival after it (FeedRequests)
+// or the end of the stream (TakeDecisions with end) is known, so a run fed
+// in batches decides exactly as one fed the whole trace at once.
+func (l *SentinelCluster) FeedRequests(nows []time.Duration, reqs []Request) {
+	for j := range nows {
+		l.decide(nows[j], &reqs[j])
+	}
+}
+
+// TakeDecisions moves the oldest decisions not taken yet into out, in
+// arrival order, and returns how many: every one up to the first that
+// still waits for its local check, at most len(out). With end (no arrival
+// will follow) it first runs every waiting check. LastFallbacks then flags
+// the ones taken that were decided on the fail path.
+func (l *SentinelCluster) TakeDecisions(out []Decision, end bool) int {
+	if end {
+		l.runPendingChecks()
+	}
+	n := 0
+	for n < len(out) && n < len(l.dec) && !l.waiting[n] {
+		n++
+	}
+	copy(out, l.dec[:n])
+	l.lastFB = append(l.lastFB[:0], l.fb[:n]...)
+	rest := len(l.dec) - n
+	copy(l.dec, l.dec[n:])
+	copy(l.waiting, l.waiting[n:])
+	copy(l.fb, l.fb[n:])
+	l.dec, l.waiting, l.fb = l.dec[:rest], l.waiting[:rest], l.fb[:rest]
+	l.base += int64(n)
+	return n
+}
+
+// LastFallbacks flags the arrivals of the last TakeDecisions (or
+// DecideRequests) that were decided on the fail path (series.csv's
+// cluster_fallbacks per bin).
 func (l *SentinelCluster) LastFallbacks() []bool { return l.lastFB }
 
 // ClusterFigures are the run's figures: the arrivals decided on the fail
@@ -663,5 +701,9 @@ func (l *SentinelCluster) StateBytes() int {
 	for k := range l.nodes {
 		n += leap(&l.nodes[k]) + 8
 	}
+	// The arrivals fed but not taken yet (those waiting for a local check
+	// and the ones after them); the buffers' spare room is the engine's
+	// batch, not state.
+	n += len(l.dec) * (int(unsafe.Sizeof(Decision{})) + 2)
 	return n + cap(l.events)*int(unsafe.Sizeof(clusterEvent{}))
 }

@@ -54,22 +54,27 @@ func TestCostChargedPerKey(t *testing.T) {
 
 // TestCostNotChargedWarnsOncePerRow: a run on a trace with a cost column
 // warns once for each row that counts every request as 1 (a reference
-// without a count, a chain) and for no row that charges it; the same run
-// on a trace without the column warns nothing.
+// without a count, a chain with such a stage, naming it, check-to-add) and for no row
+// that charges it (a chain whose every stage takes a count included); the
+// same run on a trace without the column warns nothing.
 func TestCostNotChargedWarnsOncePerRow(t *testing.T) {
-	specs := []string{"uber:rate=1", "token-bucket:rate=1,burst=3", "fixed-window:limit=3+leaky-bucket:limit=1", "guava-bursty:rate=1"}
+	specs := []string{"uber:rate=1", "token-bucket:rate=1,burst=3", "fixed-window:limit=3+leaky-bucket:limit=1", "guava-bursty:rate=1",
+		"leap-array:limit=3+leaky-bucket:limit=1+circuit-breaker:strategy=error-count,threshold=2", "leap-array:limit=3,check-to-add=2ms"}
 	opts := lab.DefaultOptions()
 	opts.Source = lab.Source{Trace: costTrace(t), Limit: 1, LimitSet: true}
 	opts.Specs = specs
 	r := replay(t, opts)
 	var got []string
 	for _, w := range r.res.Warnings {
-		if strings.Contains(w, "cost column is not charged") {
+		if strings.Contains(w, "the trace's cost column") {
 			got = append(got, w)
 		}
 	}
-	if len(got) != 2 || !strings.HasPrefix(got[0], "uber:rate=1,") || !strings.Contains(got[1], "a chain asks its stages") {
-		t.Errorf("cost warnings %q, want one for uber and one for the chain", got)
+	if len(got) != 4 || !strings.HasPrefix(got[0], "uber:rate=1,") ||
+		!strings.Contains(got[1], "charged by every stage but fixed-window, where every request counts 1") ||
+		!strings.Contains(got[2], "charged by every stage but circuit-breaker, where every request counts 1") ||
+		!strings.Contains(got[3], "with check-to-add every request counts 1") {
+		t.Errorf("cost warnings %q, want one for uber, one naming the chain's fixed-window, one its circuit-breaker and one for check-to-add", got)
 	}
 
 	plain := filepath.Join(t.TempDir(), "plain.csv")

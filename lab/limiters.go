@@ -88,13 +88,27 @@ func warnings(l algorithms.Limiter) []string { return algorithms.Warnings(l) }
 
 // costWarnings are the warnings of a run whose trace has a cost column:
 // one for each row that counts every request as 1 (its family has no
-// CapCost, or it is a chain, whose stages decide one request each).
+// CapCost, or check-to-add wraps it), and one for each chain naming its
+// stages that do (algorithms.StageChargesCost).
 func costWarnings(ls []algorithms.Limiter) []string {
 	var out []string
 	for _, l := range ls {
-		_, chain := l.(*algorithms.Chain)
-		if chain || !registry.Caps(l.Spec()).Has(algorithms.CapCost) {
-			out = append(out, algorithms.CostNotCharged(l.Spec(), chain))
+		if c, chain := l.(*algorithms.Chain); chain {
+			var not []string
+			for _, s := range c.Stages() {
+				if !algorithms.StageChargesCost(s, registry.Caps(s.Spec())) {
+					not = append(not, algorithms.StageNames(s.Spec())...)
+				}
+			}
+			if len(not) > 0 {
+				out = append(out, algorithms.ChainCostNotCharged(l.Spec(), not, len(not) == len(c.Stages())))
+			}
+			continue
+		}
+		if !registry.Caps(l.Spec()).Has(algorithms.CapCost) {
+			out = append(out, algorithms.CostNotCharged(l.Spec(), false))
+		} else if _, ok := l.(*algorithms.CheckToAdd); ok {
+			out = append(out, algorithms.CheckToAddCostNotCharged(l.Spec()))
 		}
 	}
 	return out

@@ -120,6 +120,10 @@ func ruleNotes(rs []rules.Rule) []string {
 			out = append(out, fmt.Sprintf("rule %s: %s", r.Where(), n))
 		}
 	}
+	// The traps rules lint finds, once each (issue 35).
+	for _, l := range rules.LintRules(rs) {
+		out = append(out, fmt.Sprintf("rule %s (%s): lint %s", l.Rule, l.Source, l.Note()))
+	}
 	return out
 }
 

@@ -63,6 +63,7 @@ func WriteExplain(w io.Writer, file string, rules []Rule, width int) error {
 	if len(rules) > 0 {
 		format = rules[0].Format
 	}
+	lints := LintRules(rules) // each rule's traps, under it (rules lint FILE details them)
 	rows, counts := 0, map[Outcome]int{}
 	for _, r := range rules {
 		if r.Active() {
@@ -111,6 +112,9 @@ func WriteExplain(w io.Writer, file string, rules []Rule, width int) error {
 		}
 		for _, n := range r.Notes {
 			line("  note:  ", n)
+		}
+		for _, l := range LintsOf(lints, r) {
+			line("  lint:  ", l.Note()+" (rules lint "+file+" replays it)")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -61,6 +61,7 @@ var lintChecks = []func(r Rule, name string, p map[string]string) (Lint, bool){
 	lintIngressBurst,
 	lintTraefikBurst,
 	lintSpringBurstZero,
+	lintSpringRequestedAboveBurst,
 	lintWarmUpRateLimiterRounding,
 	lintSlowRatioOne,
 }
@@ -169,6 +170,31 @@ func lintSpringBurstZero(r Rule, name string, p map[string]string) (Lint, bool) 
 	}, true
 }
 
+// lintSpringRequestedAboveBurst is x/time/rate's WaitN with n above the
+// burst (golang/go #52618) as Spring Cloud Gateway writes it: a request
+// costing requestedTokens can never pass when the bucket holds at most
+// burstCapacity < requestedTokens (request_rate_limiter.lua, as
+// distributed/scripts/spring_gateway.lua runs it: filled_tokens =
+// min(capacity, ...), allowed = filled_tokens >= requested).
+func lintSpringRequestedAboveBurst(r Rule, name string, p map[string]string) (Lint, bool) {
+	if name != "redis-spring-gateway" {
+		return Lint{}, false
+	}
+	req, err1 := strconv.ParseInt(p["requested-tokens"], 10, 64)
+	burst, err2 := strconv.ParseInt(p["burst-capacity"], 10, 64)
+	if err1 != nil || err2 != nil || burst < 1 || req <= burst {
+		return Lint{}, false
+	}
+	return Lint{
+		ID:      "spring-requested-above-burst",
+		Product: `Spring Cloud Gateway: "The redis-rate-limiter.requestedTokens property is how many tokens a request costs"; request_rate_limiter.lua caps the bucket at burstCapacity (filled_tokens = math.min(capacity, ...)) and allows a request only if filled_tokens >= requested`,
+		Says:    fmt.Sprintf("requestedTokens=%d above burstCapacity=%d: the bucket never holds %d tokens, so every request gets 429, as x/time/rate's WaitN with n above the burst always fails (golang/go #52618)", req, burst, req),
+		Trace:   demoTrace(0, 1000),
+		Command: fmt.Sprintf("ratelimit-lab run --trace demo.csv --algo 'redis-spring-gateway:replenish-rate=%s,burst-capacity=%d,requested-tokens=%d' --decisions --chart none --html=false", p["replenish-rate"], burst, req),
+		Fix:     fmt.Sprintf("give burstCapacity at least requestedTokens (burstCapacity: %d or more), or lower requestedTokens", req),
+	}, true
+}
+
 // lintWarmUpRateLimiterRounding: Sentinel's WarmUpRateLimiterController
 // (controlBehavior 3) spaces requests by Math.round(1.0 · acquireCount /
 // qps · 1000) whole milliseconds once warm, so above 1000 QPS the spacing
@@ -219,6 +245,24 @@ func lintSlowRatioOne(r Rule, name string, p map[string]string) (Lint, bool) {
 		Command: fmt.Sprintf("ratelimit-lab run --trace demo.csv --algo 'leap-array:limit=1000+circuit-breaker:strategy=slow-ratio,max-rt=%s,threshold=1,min-requests=3' --algo 'leap-array:limit=1000+circuit-breaker:strategy=slow-ratio,max-rt=%s,threshold=0.5,min-requests=3' --wide --chart none --html=false", p["max-rt"], p["max-rt"]),
 		Fix:     "set slowRatioThreshold below 1 (for example 0.5), so that a majority of slow calls opens the breaker",
 	}, true
+}
+
+// Note is the trap in one line, as explain shows it under its rule and a
+// run among its notes: what it does here and the fix (rules lint gives
+// the product's wording and a replay).
+func (l Lint) Note() string {
+	return fmt.Sprintf("[%s] %s; fix: %s", l.ID, l.Says, l.Fix)
+}
+
+// LintsOf returns the traps of the rule r among ls.
+func LintsOf(ls []Lint, r Rule) []Lint {
+	var out []Lint
+	for _, l := range ls {
+		if l.Rule == r.Name && l.Source == r.Source {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // WriteLints prints the traps of file, one block each.

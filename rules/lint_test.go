@@ -24,6 +24,9 @@ func TestLintRules(t *testing.T) {
 		{"testdata/lint/spring-burst-zero.yml", []string{
 			"spring-burst-zero: replenishRate=5 burstCapacity=0: the bucket never holds a token, so every request gets 429",
 		}},
+		{"testdata/lint/spring-requested-above-burst.yml", []string{
+			"spring-requested-above-burst: requestedTokens=3 above burstCapacity=2: the bucket never holds 3 tokens, so every request gets 429",
+		}},
 		{"testdata/lint/sentinel-warm-up-qps.json", []string{
 			"sentinel-ms-rounding: count=3000: the spacing Math.round(1000/3000) is 0 ms, so once warm the rule limits nothing",
 		}},

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -258,16 +259,31 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 	}
 	ds := make([]algorithms.Decision, batchSize)
 	var ch eventedRow // an evented row (chainrow.go), chosen at the first batch
+	var ca *carryRow  // a row whose decisions may need later arrivals (lookahead.go)
 	first := true
 	for b := range in {
 		if err == nil && ctx.Err() == nil {
 			if first {
 				first = false
 				ch = newEventedRow(lim, acc, rows, cfg, b)
+				if ch == nil {
+					ca = newCarryRow(lim)
+				} else if _, carries := lim.(carryDecider); carries {
+					// An evented row decides each arrival when it comes, and this
+					// limiter's decision may wait on later arrivals (a fallback's
+					// local check at T + timeout): not exact there, so refused.
+					name, _, _ := strings.Cut(lim.Spec(), ":")
+					err = fmt.Errorf("%s decides a request only when the arrivals up to its token server's answer are known, which a run with a downstream or recorded responses (rt_ms, error) does not give; replay it without them (a trace of t_ms and keys, or a scenario without downstream)", name)
+					ch = nil
+				}
 			}
-			if ch != nil {
+			switch {
+			case err != nil: // refused at the first batch
+			case ch != nil:
 				err = ch.process(b)
-			} else {
+			case ca != nil:
+				err = ca.process(acc, b, rows)
+			default:
 				err = process(lim, acc, b, ds, rows)
 			}
 		}
@@ -281,6 +297,9 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 	}
 	if ch != nil && err == nil && ctx.Err() == nil {
 		err = ch.finish()
+	}
+	if ca != nil && err == nil && ctx.Err() == nil {
+		err = ca.finish(acc, rows)
 	}
 	if err == nil && ctx.Err() == nil {
 		err = finishLimiter(lim)
@@ -329,17 +348,23 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 	if err := limiterErr(lim); err != nil {
 		return err
 	}
+	return recordDecided(lim, acc, b.seq, arr, ds, rows)
+}
+
+// recordDecided does a row's bookkeeping for consecutive decided arrivals, the
+// first of them arrival seq of the run.
+func recordDecided(lim algorithms.Limiter, acc *accumulator, seq int64, arr []scenarios.Arrival, ds []algorithms.Decision, rows *decisionWriter) error {
 	acc.addBatch(arr, ds)
 	addFallbacks(lim, acc, arr) // cluster.go
 	if j := acc.wrapped - 1; j >= 0 {
-		return wrapErr(lim.Spec(), fmt.Sprintf("arrival %d", b.seq+int64(j)), arr[j].At, fmt.Sprintf("the wait of %v it is given", ds[j].Wait), "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
+		return wrapErr(lim.Spec(), fmt.Sprintf("arrival %d", seq+int64(j)), arr[j].At, fmt.Sprintf("the wait of %v it is given", ds[j].Wait), "bound the limiter's wait (a timeout or max-queue, or a higher rate)")
 	}
 	if acc.keys != nil {
 		acc.keys.addBatch(acc, arr, ds)
 	}
 	if rows != nil {
 		for j := range arr {
-			rows.row(b.seq+int64(j), arr[j].Clock, ds[j], arr[j].Priority)
+			rows.row(seq+int64(j), arr[j].Clock, ds[j], arr[j].Priority)
 		}
 		return rows.err()
 	}

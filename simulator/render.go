@@ -179,6 +179,7 @@ type algoSummaryJS struct {
 	*keysSummaryJS
 	*clusterSummaryJS
 	*kongSyncSummaryJS
+	*replicasSummaryJS
 }
 
 // passRatio is passed/arrived; 0 for 0/0, which the outputs show as
@@ -260,6 +261,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		js.keysSummaryJS = keysSummary(a.Keys)
 		js.clusterSummaryJS = clusterSummary(a.Cluster)
 		js.kongSyncSummaryJS = kongSyncSummary(a.KongSync)
+		js.replicasSummaryJS = replicasSummary(a.Replicas)
 		s.Algorithms[i] = js
 	}
 	enc := json.NewEncoder(w)

@@ -73,6 +73,9 @@ type AlgoResult struct {
 	Cluster *ClusterFigures
 	// KongSync holds a kong sync-rate row's figures (nil for the others).
 	KongSync *KongSyncFigures
+	// Replicas holds a replicas= row's per-replica figures (nil for the
+	// others).
+	Replicas *ReplicaFigures
 	// EpochMs is the Unix ms that virtual time 0 maps to for a limiter that
 	// reads a wall clock (kong, traefik, haproxy); HasEpochMs says there is
 	// one. A Redis limiter's is in Redis.

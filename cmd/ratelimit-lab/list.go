@@ -121,8 +121,9 @@ func costNote(infos []lab.Info) string {
 		}
 	}
 	return "Costs: a trace's cost column is charged, as each reference takes a count, by " + strings.Join(yes, ", ") +
-		" (per key or not, not as a chain stage). The others count every request as 1 (docs/algorithms.md, Costs, says why for each): " +
-		strings.Join(no, ", ") + "; a run whose trace has a cost column warns once for each such row."
+		" (per key or not, alone or as a stage of a chain A+B, each stage with the count as Sentinel's slot chain passes it to every slot)." +
+		" The others count every request as 1 (docs/algorithms.md, Costs, says why for each): " +
+		strings.Join(no, ", ") + "; a run whose trace has a cost column warns once for each such row, and once for each chain with such a stage, naming it."
 }
 
 // seconds prints a duration as "60s" rather than "1m0s".

@@ -97,3 +97,24 @@ func TestWhyHelpListsExplainers(t *testing.T) {
 		t.Errorf("why's help lists %q; the limiters that explain are %q", got, want)
 	}
 }
+
+// TestReplicasQuestion: docs/questions.md's autoscaled ingress-nginx shows
+// the command and the per-replica line run prints for it.
+func TestReplicasQuestion(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "questions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := `ratelimit-lab run --trace examples/questions/ingress-autoscale.csv --algo 'nginx-limit-req:rate=1r/s,key=*' --algo 'nginx-limit-req:rate=1r/s,key=*,replicas=3,scale=2s:1'`
+	if !strings.Contains(string(doc), "\n"+cmd+"\n") {
+		t.Fatalf("docs/questions.md does not show %s", cmd)
+	}
+	out, _, err := execute(t, append(whyArgs(cmd), "--quiet", "--out", t.TempDir())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const line = "nginx-limit-req #2: passed/sent per replica 3/5 2/2 2/2; effective limit from 0s 3 × 1 = 3/1s per key, from 2s 1 × 1 = 1/1s per key\n"
+	if !strings.Contains(out, "\n"+line) || !strings.Contains(string(doc), "\n"+line) || strings.Count(out, "per replica") != 1 {
+		t.Errorf("run prints\n%s\nwant the line, also in docs/questions.md:\n%s", out, line)
+	}
+}

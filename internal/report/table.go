@@ -55,6 +55,13 @@ func Table(w io.Writer, r *Report) error {
 	b.WriteString(line + "\n")
 	b.Write(table)
 	b.Write(redis)
+	// A replicas= row: each replica's passes and the limit they admit
+	// together, one line under the table (issue 35).
+	for i, a := range r.Result.Algorithms {
+		if a.Replicas != nil {
+			b.WriteString(simulator.ReplicasLine(Labels(r.Result)[i], a.Replicas) + "\n")
+		}
+	}
 	if hidden = append(hidden, redisHidden...); len(hidden) > 0 {
 		for _, line := range wrap(fmt.Sprintf("hidden to fit %d columns: %s (--wide shows them)", fit, strings.Join(hidden, ", ")), fit, 2) {
 			b.WriteString(line + "\n")
