@@ -141,7 +141,7 @@ var gatewayKinds = []kind{
 	},
 	{
 		info: Info{Name: "kong", Caps: CapKeyColumn | CapStage,
-			Summary:   "Kong's rate-limiting plugin: fixed UTC calendar windows per second/minute/hour/day/month/year, all checked; policy=redis counts rejected requests",
+			Summary:   "Kong's rate-limiting plugin: fixed UTC calendar windows per second/minute/hour/day/month/year, all checked; policy=redis counts rejected requests; with sync-rate > 0 each of instances nodes counts locally and pushes to Redis on a timer",
 			Reference: "Kong Gateway OSS rate-limiting plugin (handler.lua, policies, timestamp.lua)"},
 		params: []param{
 			p("second", "-", "requests per second (with none of the units given: the scenario's limit)", kindFloat),
@@ -151,6 +151,8 @@ var gatewayKinds = []kind{
 			p("month", "-", "requests per UTC calendar month (the counter's TTL is 30 days)", kindFloat),
 			p("year", "-", "requests per UTC calendar year (the counter's TTL is 365 days)", kindFloat),
 			p("policy", "local", "local (the node's shared dict; rejected requests not counted) or redis (INCR before checking: rejected requests counted)", kindString),
+			p("sync-rate", "-1", "with policy=redis: -1 (INCR in Redis on every request) or DURATION (a number is seconds, at least 20ms): each node counts locally and pushes its deltas every sync-rate (kong_sync)", kindString),
+			p("instances", "1", "with sync-rate > 0: Kong nodes, arrival i on node i mod instances", kindInt),
 		},
 		build: func(a *args) (Limiter, error) {
 			var c KongConfig
@@ -178,6 +180,11 @@ var gatewayKinds = []kind{
 			var err error
 			if c.Redis, err = a.choice("policy", "local", "redis"); err != nil {
 				return nil, err
+			}
+			if sync, instances, err := a.kongSync(c.Redis); err != nil {
+				return nil, err
+			} else if sync > 0 {
+				return NewKongSync(KongSyncConfig{Limits: c.Limits, SyncRate: sync, Instances: instances})
 			}
 			return NewKong(c)
 		},

@@ -1176,6 +1176,7 @@ func (d *doc) kongRule(n *yaml.Node, sc kongScope, shared mapping) (Rule, error)
 	default:
 		return Rule{}, f.errf("policy", "%q is not local, cluster or redis", clip(policy))
 	}
+	syncRate := "" // seconds, when sync_rate > 0
 	if sr := f.node("sync_rate"); sr != nil {
 		v, err := strconv.ParseFloat(strings.TrimSpace(sr.Value), 64)
 		switch {
@@ -1186,10 +1187,15 @@ func (d *doc) kongRule(n *yaml.Node, sc kongScope, shared mapping) (Rule, error)
 		case v != -1 && v < 0.02:
 			return Rule{}, f.errf("sync_rate", "is %s; Kong requires 0.02 or more, or -1", fmtNum(v))
 		case v != -1:
-			notes = append(notes, NotSimulatedNote+fmt.Sprintf("sync_rate %s: Kong syncs the redis counters every %ss and counts locally between syncs; the row counts in Redis on every request (sync_rate -1)", fmtNum(v), fmtNum(v)))
+			// algorithms/gateway_kong_sync.go: policies/init.lua's local counters and sync timer.
+			syncRate = fmtNum(v)
+			notes = append(notes, fmt.Sprintf("sync_rate %s: each Kong node counts locally and pushes its deltas to Redis every %ss (sync-rate=%s); the row is one node: add instances=N for N nodes", syncRate, syncRate, syncRate))
 		}
 	}
 	kv = append(kv, "policy", policy)
+	if syncRate != "" {
+		kv = append(kv, "sync-rate", syncRate)
+	}
 	if policy == "redis" {
 		notes = append(notes, "policy redis: one Redis shared by every Kong node; the row is one node (kong's policy=redis counts every request)")
 	}

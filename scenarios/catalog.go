@@ -196,7 +196,7 @@ func Catalog() []Scenario {
 			},
 			Algorithms: append([]string(nil), redisMemoryAlgorithms...),
 		},
-	}, slices.Concat(keyedCatalog(), adaptiveCatalog(), clusterCatalog(), layersCatalog())...) // catalog_keys.go, catalog_adaptive.go, catalog_cluster.go, catalog_layers.go
+	}, slices.Concat(keyedCatalog(), adaptiveCatalog(), clusterCatalog(), layersCatalog(), kongSyncCatalog())...) // catalog_keys.go, catalog_adaptive.go, catalog_cluster.go, catalog_layers.go, catalog_kongsync.go
 }
 
 // Names returns the catalog's scenario names in order.

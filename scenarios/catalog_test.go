@@ -72,6 +72,7 @@ func TestCatalogPins(t *testing.T) {
 		{"envoy-min-rtt", 400, 60 * time.Second, -1, -1, 4},
 		{"sentinel-cluster-outage", 100, 30 * time.Second, 6000, 0, 6},
 		{"layered-minute", 10, 150 * time.Second, -1, -1, 6},
+		{"kong-sync", 50, 8 * time.Second, -1, -1, 5},
 	}
 	if len(tests) != len(Catalog())-len(keyedCatalog()) { // keyed ones: TestKeyedCatalog
 		t.Fatalf("catalog has %d scenarios, test pins %d", len(Catalog()), len(tests))

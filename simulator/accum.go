@@ -348,6 +348,7 @@ func (a *accumulator) finish(lim algorithms.Limiter, window time.Duration, lo, h
 	}
 	r.Redis = redisFigures(lim)
 	r.Cluster = clusterFigures(lim)
+	r.KongSync = kongSyncFigures(lim)
 	r.Replicas = replicaFigures(lim) // replicas.go
 	r.EpochMs, r.HasEpochMs = wallEpoch(lim)
 	r.MaxWindowPassed, r.LateAdmissions = a.window.result()

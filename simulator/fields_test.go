@@ -16,6 +16,7 @@ func TestSummaryNumberFields(t *testing.T) {
 	r.Algorithms[1].Chain = &ChainResult{Responses: true, Breaker: "circuit-breaker:strategy=error-count,threshold=5"}
 	r.Algorithms[2].Redis = &RedisFigures{Commands: 3, PeakMembers: 2, PeakBytes: 100}
 	r.Algorithms[1].Cluster = &ClusterFigures{Fallbacks: 2, ShouldWait: 1, InstancePassed: []int64{1, 2}}
+	r.Algorithms[2].KongSync = &KongSyncFigures{Reads: 3, Syncs: 1, SyncEvals: 2, Realtime: 9, Beyond: 1}
 	r.Algorithms[0].Priority = &PriorityResult{Arrived: 3, Passed: 2, WaitedForNextWindow: 1}
 	r.Algorithms[0].Keys = &KeyResult{HasUsers: true, KeysHurt: 1, Stats: []KeyStat{{Requests: 1, Rejected: 1}}}
 	var b bytes.Buffer

@@ -178,6 +178,7 @@ type algoSummaryJS struct {
 	*prioritySummaryJS
 	*keysSummaryJS
 	*clusterSummaryJS
+	*kongSyncSummaryJS
 	*replicasSummaryJS
 }
 
@@ -259,6 +260,7 @@ func WriteSummaryJSON(w io.Writer, r *Result) error {
 		js.EpochMs = epochMs(&r.Algorithms[i])
 		js.keysSummaryJS = keysSummary(a.Keys)
 		js.clusterSummaryJS = clusterSummary(a.Cluster)
+		js.kongSyncSummaryJS = kongSyncSummary(a.KongSync)
 		js.replicasSummaryJS = replicasSummary(a.Replicas)
 		s.Algorithms[i] = js
 	}

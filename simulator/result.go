@@ -71,6 +71,8 @@ type AlgoResult struct {
 	Redis *RedisFigures
 	// Cluster holds a cluster limiter's figures (nil for the others).
 	Cluster *ClusterFigures
+	// KongSync holds a kong sync-rate row's figures (nil for the others).
+	KongSync *KongSyncFigures
 	// Replicas holds a replicas= row's per-replica figures (nil for the
 	// others).
 	Replicas *ReplicaFigures

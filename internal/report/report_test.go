@@ -100,6 +100,7 @@ func TestCSVHoldsEverySummaryField(t *testing.T) {
 	r.Result.Algorithms[0].Chain = &simulator.ChainResult{Responses: true, Breaker: "circuit-breaker:strategy=error-count,threshold=5"}
 	r.Result.Algorithms[1].Redis = &simulator.RedisFigures{Commands: 3, PeakMembers: 2, PeakBytes: -1}
 	r.Result.Algorithms[0].Cluster = &simulator.ClusterFigures{Fallbacks: 2, ShouldWait: 1, InstancePassed: []int64{1, 1}}
+	r.Result.Algorithms[1].KongSync = &simulator.KongSyncFigures{Reads: 3, Syncs: 1, SyncEvals: 2, Realtime: 9, Beyond: 1}
 	r.Result.Algorithms[0].Priority = &simulator.PriorityResult{Arrived: 3, Passed: 2, WaitedForNextWindow: 1}
 	r.Result.Algorithms[0].Keys = &simulator.KeyResult{HasUsers: true, KeysHurt: 1, Stats: []simulator.KeyStat{{Requests: 1, Rejected: 1}}}
 	var b bytes.Buffer
