@@ -34,7 +34,12 @@ import (
 //     (the cluster's count for a GLOBAL rule) on the instance's ClusterNode
 //     (its rolling second: SampleCountProperty 2, IntervalProperty 1000
 //     ms): pass iff (int) passQps + acquireCount ≤ count; without it the
-//     request passes.
+//     request passes. A prioritized request over the count takes canPass's
+//     occupy path on the node (StatisticNode.tryOccupyNext on its
+//     OccupiableBucketLeapArray, addWaitingRequest, sleep, throw
+//     PriorityWaitException); passClusterCheck's catch (Throwable) around
+//     the token request catches it and calls fallbackToLocalOrPass again
+//     after the sleep, so the local check runs a second time (runEvent).
 //   - Server (sentinel-cluster-server-default ClusterFlowChecker
 //     .acquireClusterToken): first the namespace's GlobalRequestLimiter
 //     (RequestLimiter on a UnaryLeapArray(10, 1000): pass iff qps + 1 ≤
