@@ -34,7 +34,12 @@ import (
 //     (the cluster's count for a GLOBAL rule) on the instance's ClusterNode
 //     (its rolling second: SampleCountProperty 2, IntervalProperty 1000
 //     ms): pass iff (int) passQps + acquireCount ≤ count; without it the
-//     request passes.
+//     request passes. A prioritized request over the count takes canPass's
+//     occupy path on the node (StatisticNode.tryOccupyNext on its
+//     OccupiableBucketLeapArray, addWaitingRequest, sleep, throw
+//     PriorityWaitException); passClusterCheck's catch (Throwable) around
+//     the token request catches it and calls fallbackToLocalOrPass again
+//     after the sleep, so the local check runs a second time (runEvent).
 //   - Server (sentinel-cluster-server-default ClusterFlowChecker
 //     .acquireClusterToken): first the namespace's GlobalRequestLimiter
 //     (RequestLimiter on a UnaryLeapArray(10, 1000): pass iff qps + 1 ≤
@@ -228,8 +233,12 @@ type SentinelCluster struct {
 	// node's clock never goes back (see DecideRequests).
 	nodes    []clusterLeap
 	nodeLast []int64
-	last     time.Duration
-	err      error
+	// nodeBorrow is each node's FutureBucketLeapArray (the borrowed
+	// passes of prioritized local checks, evPass per bucket), nil until
+	// the first borrow.
+	nodeBorrow []clusterLeap
+	last       time.Duration
+	err        error
 
 	events clusterEvents
 	seq    int64
@@ -262,6 +271,8 @@ type clusterEvent struct {
 	seq    int64
 	client int
 	check  bool
+	prio   bool // the entry is prioritized
+	second bool // the local check after a caught PriorityWaitException
 	cost   int64
 	arr    time.Duration // the arrival (a check's wait is at − arr)
 }
@@ -467,26 +478,133 @@ func (l *SentinelCluster) runEvent(e *clusterEvent) {
 	node := &l.nodes[e.client]
 	t := max(l.ms(e.at, l.offsets[e.client]), l.nodeLast[e.client])
 	l.nodeLast[e.client] = t
-	if e.check {
-		// DefaultController.canPass on the node: (int) passQps +
-		// acquireCount > count blocks.
-		i, _ := node.current(t)
-		qps := float64(node.sum(t, evPass)) / node.intervalSec()
-		pass := !l.cfg.FallbackLocal || float64(int64(qps)+e.cost) <= l.cfg.Count
-		d := Decision{Pass: pass}
-		if pass {
-			d.Wait = e.at - e.arr
-			node.val[i][evPass] += e.cost
-			l.instancePassed[e.client]++
-		}
-		if j := e.seq - l.base; j >= 0 && j < int64(len(l.dec)) && l.waiting[j] {
-			l.dec[j], l.waiting[j] = d, false
-			l.nWaiting--
-		}
+	if !e.check {
+		i := l.nodeCurrent(e.client, t)
+		node.val[i][evPass] += e.cost
 		return
 	}
-	i, _ := node.current(t)
-	node.val[i][evPass] += e.cost
+	// DefaultController.canPass(node, acquireCount, prioritized) on the
+	// node: (int) passQps + acquireCount > count is over the count.
+	i := l.nodeCurrent(e.client, t)
+	qps := float64(node.sum(t, evPass)) / node.intervalSec()
+	pass := !l.cfg.FallbackLocal || float64(int64(qps)+e.cost) <= l.cfg.Count
+	d := Decision{Pass: pass}
+	if pass {
+		d.Wait = e.at - e.arr
+		node.val[i][evPass] += e.cost
+		l.instancePassed[e.client]++
+	} else if e.prio {
+		// Over the count, prioritized, QPS grade: tryOccupyNext; a wait
+		// below OccupyTimeoutProperty's 500 ms books the pass in the
+		// future bucket (addWaitingRequest; addOccupiedPass touches only
+		// the minute counter), sleeps it and throws PriorityWaitException.
+		if w := l.nodeOccupyNext(e.client, t, e.cost); w < nodeOccupyTimeoutMs {
+			l.nodeAddWaiting(e.client, t+w, e.cost)
+			at := e.at + time.Duration(w)*time.Millisecond
+			if !e.second {
+				// FlowRuleChecker.passClusterCheck catches the exception
+				// (catch Throwable around requestToken/applyTokenResult,
+				// where the fail path's fallbackToLocalOrPass ran) and
+				// calls fallbackToLocalOrPass again after the sleep: a
+				// second local check at at, outside the try.
+				heap.Push(&l.events, clusterEvent{at: at, seq: e.seq, client: e.client, check: true, prio: true, second: true, cost: e.cost, arr: e.arr})
+				return
+			}
+			// The second check's exception reaches StatisticSlot.entry:
+			// a pass after the wait that counts no pass (the borrowed one
+			// lands in its bucket); its exit (response time 0) reads the
+			// node at at.
+			d = Decision{Pass: true, Wait: at - e.arr}
+			l.instancePassed[e.client]++
+			heap.Push(&l.events, clusterEvent{at: at, seq: e.seq, client: e.client})
+		}
+	}
+	if j := e.seq - l.base; j >= 0 && j < int64(len(l.dec)) && l.waiting[j] {
+		l.dec[j], l.waiting[j] = d, false
+		l.nWaiting--
+	}
+}
+
+// nodeOccupyTimeoutMs is OccupyTimeoutProperty's default (500 ms), which
+// the client's local check compares tryOccupyNext's wait with.
+const nodeOccupyTimeoutMs = int64(DefaultOccupyTimeout / time.Millisecond)
+
+// nodeCurrent is the node's OccupiableBucketLeapArray.currentWindow(t): a
+// bucket created or reset (newEmptyBucket, resetWindowTo) takes the
+// borrowed passes of the borrow bucket starting where it starts.
+func (l *SentinelCluster) nodeCurrent(k int, t int64) int {
+	n := &l.nodes[k]
+	idx := int((t / n.winLen) % int64(len(n.start)))
+	ws := t - t%n.winLen
+	if n.start[idx] >= ws {
+		return idx
+	}
+	n.current(t)
+	if l.nodeBorrow != nil {
+		if b := &l.nodeBorrow[k]; b.start[idx] == ws {
+			n.val[idx][evPass] += b.val[idx][evPass]
+		}
+	}
+	return idx
+}
+
+// nodeOccupyNext is StatisticNode.tryOccupyNext(t, acquire, count) on
+// client k's node (sentinel-core StatisticNode, with SampleCountProperty
+// and IntervalProperty as the node's local-sample-count/local-interval):
+// the wait in ms, or the occupy timeout when no bucket can take it.
+func (l *SentinelCluster) nodeOccupyNext(k int, t, acquire int64) int64 {
+	n := &l.nodes[k]
+	maxCount := l.cfg.Count * float64(n.interval) / 1000
+	// rollingCounterInSecond.waiting(): the borrowed passes of the borrow
+	// buckets that start after t (FutureBucketLeapArray.isWindowDeprecated).
+	var borrow int64
+	if l.nodeBorrow != nil {
+		b := &l.nodeBorrow[k]
+		for i, st := range b.start {
+			if st > t {
+				borrow += b.val[i][evPass]
+			}
+		}
+	}
+	if float64(borrow) >= maxCount {
+		return nodeOccupyTimeoutMs
+	}
+	w := n.winLen
+	earliest := t - t%w + w - n.interval
+	l.nodeCurrent(k, t)
+	pass := n.sum(t, evPass)
+	for idx := int64(0); earliest < t; idx++ {
+		wait := idx*w + w - t%w
+		if wait >= nodeOccupyTimeoutMs {
+			break
+		}
+		// getWindowPass(earliest): LeapArray.getWindowValue, the bucket
+		// whose window holds earliest, else 0.
+		var wp int64
+		if i := int((earliest / w) % int64(len(n.start))); n.start[i] == earliest-earliest%w {
+			wp = n.val[i][evPass]
+		}
+		if float64(pass+borrow+acquire-wp) <= maxCount {
+			return wait
+		}
+		earliest += w
+		pass -= wp
+	}
+	return nodeOccupyTimeoutMs
+}
+
+// nodeAddWaiting is StatisticNode.addWaitingRequest(at, acquire):
+// borrowArray.currentWindow(at) takes the passes.
+func (l *SentinelCluster) nodeAddWaiting(k int, at, acquire int64) {
+	if l.nodeBorrow == nil {
+		l.nodeBorrow = make([]clusterLeap, len(l.nodes))
+		for i := range l.nodeBorrow {
+			l.nodeBorrow[i] = newClusterLeap(len(l.nodes[i].start), l.nodes[i].interval)
+		}
+	}
+	b := &l.nodeBorrow[k]
+	i, _ := b.current(at)
+	b.val[i][evPass] += acquire
 }
 
 // decide handles arrival number seq at now; its decision goes to dec
@@ -512,7 +630,7 @@ func (l *SentinelCluster) decide(now time.Duration, r *Request) {
 		l.fallbacks++
 		l.fb[j], l.waiting[j] = true, true
 		l.nWaiting++
-		heap.Push(&l.events, clusterEvent{at: at, seq: seq, client: client, check: true, cost: cost, arr: now})
+		heap.Push(&l.events, clusterEvent{at: at, seq: seq, client: client, check: true, prio: r.Priority, cost: cost, arr: now})
 	}
 	if l.isDown(now) {
 		fail(now)
@@ -700,6 +818,9 @@ func (l *SentinelCluster) StateBytes() int {
 	n += leap(&l.metric) + leap(&l.global)
 	for k := range l.nodes {
 		n += leap(&l.nodes[k]) + 8
+	}
+	for k := range l.nodeBorrow {
+		n += leap(&l.nodeBorrow[k])
 	}
 	// The arrivals fed but not taken yet (those waiting for a local check
 	// and the ones after them); the buffers' spare room is the engine's

@@ -35,6 +35,7 @@ type jLeap struct {
 	winLen, interval int64
 	arr              []*jWrap
 	onReset          func(w *jWrap)
+	onCreate         func(w *jWrap) // newEmptyBucket's override, if any
 }
 
 func newJLeap(sampleCount int, intervalMs int64) *jLeap {
@@ -47,6 +48,9 @@ func (l *jLeap) currentWindow(t int64) *jWrap {
 	old := l.arr[idx]
 	if old == nil {
 		l.arr[idx] = &jWrap{ws, map[string]int64{}}
+		if l.onCreate != nil {
+			l.onCreate(l.arr[idx])
+		}
 		return l.arr[idx]
 	}
 	if ws == old.start {
@@ -84,6 +88,87 @@ func (l *jLeap) validHead(t int64) *jWrap {
 }
 
 func (l *jLeap) intervalInSecond() float64 { return float64(l.interval) / 1000.0 }
+
+// getWindowValue is LeapArray.getWindowValue: the bucket whose window
+// holds t, else nil.
+func (l *jLeap) getWindowValue(t int64) *jWrap {
+	w := l.arr[(t/l.winLen)%int64(len(l.arr))]
+	if w == nil || !(w.start <= t && t < w.start+l.winLen) {
+		return nil
+	}
+	return w
+}
+
+// jNode is a client's StatisticNode.rollingCounterInSecond: an ArrayMetric
+// on an OccupiableBucketLeapArray (newEmptyBucket and resetWindowTo take
+// the borrow bucket's passes) with its FutureBucketLeapArray borrowArray.
+type jNode struct{ la, borrow *jLeap }
+
+func newJNode(sampleCount int, intervalMs int64) *jNode {
+	n := &jNode{la: newJLeap(sampleCount, intervalMs), borrow: newJLeap(sampleCount, intervalMs)}
+	take := func(w *jWrap) {
+		if b := n.borrow.getWindowValue(w.start); b != nil {
+			w.v["PASS"] += b.v["PASS"]
+		}
+	}
+	n.la.onCreate, n.la.onReset = take, take
+	return n
+}
+
+func (n *jNode) pass(t int64) int64 {
+	n.la.currentWindow(t)
+	var s int64
+	for _, w := range n.la.values(t) {
+		s += w.v["PASS"]
+	}
+	return s
+}
+
+// waiting is OccupiableBucketLeapArray.currentWaiting: the borrow buckets
+// not deprecated (FutureBucketLeapArray: deprecated iff t ≥ start).
+func (n *jNode) waiting(t int64) int64 {
+	n.borrow.currentWindow(t)
+	var s int64
+	for _, w := range n.borrow.arr {
+		if w != nil && !(t >= w.start) {
+			s += w.v["PASS"]
+		}
+	}
+	return s
+}
+
+// tryOccupyNext is StatisticNode.tryOccupyNext with IntervalProperty and
+// SampleCountProperty as the node's interval and sample count.
+func (n *jNode) tryOccupyNext(t, acquire int64, threshold float64) int64 {
+	const occupyTimeout = 500
+	interval := n.la.interval
+	maxCount := threshold * float64(interval) / 1000
+	currentBorrow := n.waiting(t)
+	if float64(currentBorrow) >= maxCount {
+		return occupyTimeout
+	}
+	windowLength := n.la.winLen
+	earliestTime := t - t%windowLength + windowLength - interval
+	idx := int64(0)
+	currentPass := n.pass(t)
+	for earliestTime < t {
+		waitInMs := idx*windowLength + windowLength - t%windowLength
+		if waitInMs >= occupyTimeout {
+			break
+		}
+		var windowPass int64
+		if w := n.la.getWindowValue(earliestTime); w != nil {
+			windowPass = w.v["PASS"]
+		}
+		if float64(currentPass+currentBorrow+acquire-windowPass) <= maxCount {
+			return waitInMs
+		}
+		earliestTime += windowLength
+		currentPass -= windowPass
+		idx++
+	}
+	return occupyTimeout
+}
 
 type jClusterMetric struct {
 	la                  *jLeap
@@ -179,6 +264,10 @@ func portSentinelCluster(c SentinelClusterConfig, epochMs int64, trace []cluster
 		at    time.Duration
 		seq   int
 		check bool
+		// second: the local check passClusterCheck runs again after
+		// catching the first one's PriorityWaitException; exit: a waited
+		// pass's StatisticSlot.exit, which reads the window.
+		second, exit bool
 	}
 	var evs []ev
 	for i, a := range trace {
@@ -189,7 +278,7 @@ func portSentinelCluster(c SentinelClusterConfig, epochMs int64, trace []cluster
 			}
 		}
 		if down { // CLIENT_NOT_READY → FAIL at once
-			evs = append(evs, ev{a.at, i, true})
+			evs = append(evs, ev{at: a.at, seq: i, check: true})
 			continue
 		}
 		// The server at T + ⌊rtt/2⌋: DefaultTokenService.requestToken →
@@ -225,15 +314,15 @@ func portSentinelCluster(c SentinelClusterConfig, epochMs int64, trace []cluster
 		// first.
 		switch {
 		case c.RTT > c.Timeout:
-			evs = append(evs, ev{a.at + c.Timeout, i, true})
+			evs = append(evs, ev{at: a.at + c.Timeout, seq: i, check: true})
 		case status == "TOO_MANY_REQUEST":
-			evs = append(evs, ev{a.at + c.RTT, i, true})
+			evs = append(evs, ev{at: a.at + c.RTT, seq: i, check: true})
 		case status == "OK":
 			out[i] = Decision{Pass: true, Wait: c.RTT}
-			evs = append(evs, ev{a.at + c.RTT, i, false})
+			evs = append(evs, ev{at: a.at + c.RTT, seq: i})
 		case status == "SHOULD_WAIT":
 			out[i] = Decision{Pass: true, Wait: c.RTT + time.Duration(wait)*time.Millisecond}
-			evs = append(evs, ev{a.at + out[i].Wait, i, false})
+			evs = append(evs, ev{at: a.at + out[i].Wait, seq: i})
 		}
 	}
 	sort.Slice(evs, func(x, y int) bool {
@@ -242,11 +331,25 @@ func portSentinelCluster(c SentinelClusterConfig, epochMs int64, trace []cluster
 		}
 		return evs[x].seq < evs[y].seq
 	})
-	nodes := make([]*jLeap, c.Instances)
-	for k := range nodes {
-		nodes[k] = newJLeap(c.LocalSampleCount, c.LocalInterval.Milliseconds())
+	less := func(x, y ev) bool {
+		if x.at != y.at {
+			return x.at < y.at
+		}
+		return x.seq < y.seq
 	}
-	for _, e := range evs {
+	push := func(e ev) { // into the sorted queue, after its equals
+		j := sort.Search(len(evs), func(j int) bool { return less(e, evs[j]) })
+		evs = append(evs, ev{})
+		copy(evs[j+1:], evs[j:])
+		evs[j] = e
+	}
+	nodes := make([]*jNode, c.Instances)
+	for k := range nodes {
+		nodes[k] = newJNode(c.LocalSampleCount, c.LocalInterval.Milliseconds())
+	}
+	for len(evs) > 0 {
+		e := evs[0]
+		evs = evs[1:]
 		k := e.seq % c.Instances
 		off := time.Duration(0)
 		if c.Instances > 1 {
@@ -255,23 +358,35 @@ func portSentinelCluster(c SentinelClusterConfig, epochMs int64, trace []cluster
 		t := msOf(e.at + off)
 		node := nodes[k]
 		a := trace[e.seq]
-		if e.check { // fallbackToLocalOrPass
+		if e.exit {
+			node.la.currentWindow(t)
+			continue
+		}
+		if e.check { // fallbackToLocalOrPass → DefaultController.canPass
 			pass := true
 			if c.FallbackLocal {
-				node.currentWindow(t)
-				var s int64
-				for _, w := range node.values(t) {
-					s += w.v["PASS"]
-				}
-				cur := int64(float64(s) / node.intervalInSecond()) // (int) passQps
+				cur := int64(float64(node.pass(t)) / node.la.intervalInSecond()) // (int) passQps
 				pass = !(float64(cur+a.cost) > c.Count)
+				if !pass && a.prio {
+					if w := node.tryOccupyNext(t, a.cost, c.Count); w < 500 {
+						node.borrow.currentWindow(t + w).v["PASS"] += a.cost // addWaitingRequest
+						at := e.at + time.Duration(w)*time.Millisecond
+						if !e.second { // caught in passClusterCheck: fallback again
+							push(ev{at: at, seq: e.seq, check: true, second: true})
+							continue
+						}
+						out[e.seq] = Decision{Pass: true, Wait: at - a.at}
+						push(ev{at: at, seq: e.seq, exit: true})
+						continue
+					}
+				}
 			}
 			if !pass {
 				continue
 			}
 			out[e.seq] = Decision{Pass: true, Wait: e.at - a.at}
 		}
-		node.currentWindow(t).v["PASS"] += a.cost // StatisticSlot: addPassRequest
+		node.la.currentWindow(t).v["PASS"] += a.cost // StatisticSlot: addPassRequest
 	}
 	return out
 }
@@ -356,7 +471,7 @@ func TestSentinelClusterMatchesPort(t *testing.T) {
 		cases = 2000
 	}
 	var decisions int
-	var fallbacks, waits int64
+	var fallbacks, waits, occupied int64
 	for k := 0; k < cases; k++ {
 		c, trace := randomClusterCase(rng)
 		got, l := runClusterLimiter(t, c, trace)
@@ -370,6 +485,17 @@ func TestSentinelClusterMatchesPort(t *testing.T) {
 			}
 		}
 		decisions += len(trace)
+		// A pass on the fail path that waited more than its failure
+		// (0 while down, the timeout, the rtt) took the local occupy
+		// path (DefaultController.canPass with prioritized).
+		for i, f := range l.LastFallbacks() {
+			if w := got[i].Wait; f && got[i].Pass && w != 0 && w != c.Timeout && w != c.RTT {
+				if !trace[i].prio {
+					t.Fatalf("case %d arrival %d: an ordinary request waited %v on the fail path", k, i, w)
+				}
+				occupied++
+			}
+		}
 		fb, sw, per := l.ClusterFigures()
 		fallbacks += fb
 		waits += sw
@@ -389,9 +515,9 @@ func TestSentinelClusterMatchesPort(t *testing.T) {
 			writeClusterCase(t, filepath.Join(dump, fmt.Sprintf("case%04d.txt", k)), c, l.EpochMs(), trace, want)
 		}
 	}
-	t.Logf("%d cases, %d decisions equal (%d on the fail path, %d SHOULD_WAIT)", cases, decisions, fallbacks, waits)
-	if fallbacks == 0 || waits == 0 {
-		t.Fatal("the random cases never reach the fail path or SHOULD_WAIT")
+	t.Logf("%d cases, %d decisions equal (%d on the fail path, %d SHOULD_WAIT, %d prioritized local occupy passes)", cases, decisions, fallbacks, waits, occupied)
+	if fallbacks == 0 || waits == 0 || occupied == 0 {
+		t.Fatal("the random cases never reach the fail path, SHOULD_WAIT or the local occupy path")
 	}
 }
 

@@ -226,3 +226,49 @@ func TestSentinelClusterRoute(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// TestSentinelClusterLocalOccupy is docs/algorithms.md's second worked
+// example: a prioritized request on the fail path runs
+// DefaultController.canPass with prioritized on the node. Over the count
+// it borrows the next bucket (StatisticNode.tryOccupyNext,
+// addWaitingRequest) and sleeps; FlowRuleChecker.passClusterCheck catches
+// the PriorityWaitException and runs fallbackToLocalOrPass again, so the
+// check runs a second time after the wait, on a window that now holds the
+// borrowed pass.
+func TestSentinelClusterLocalOccupy(t *testing.T) {
+	ms := time.Millisecond
+	// Node of 2 buckets of 500 ms. At 600 ms the node holds 2 (bucket 0):
+	// 2 + 1 > 2; bucket 0 leaves at 1000 ms: 2 + 0 + 1 − 2 ≤ 2, wait 400.
+	// At 1000 ms bucket 0 resets and takes the borrowed pass: 1 + 1 ≤ 2,
+	// a pass counted again (2 in the bucket), so 1001 ms is blocked: its
+	// next free bucket is 999 ms away, past the 500 ms occupy timeout.
+	l := runClusterSteps(t, "sentinel-cluster:count=2,threshold=global,down=0s-2s", []clusterStep{
+		{at: 0, pass: true},
+		{at: 1 * ms, pass: true},
+		{at: 600 * ms, prio: true, pass: true, wait: 400 * ms},
+		{at: 1001 * ms, prio: true},
+	})
+	if fb, _, per := l.ClusterFigures(); fb != 4 || per[0] != 3 {
+		t.Errorf("figures: fallbacks %d, passes %v; want 4, [3]", fb, per)
+	}
+	// count=1: the second check finds the borrowed pass alone over the
+	// count, and from a bucket start the next free bucket is 500 ms away:
+	// blocked after waiting (a block reports no wait).
+	runClusterSteps(t, "sentinel-cluster:count=1,threshold=global,down=0s-2s", []clusterStep{
+		{at: 0, pass: true},
+		{at: 600 * ms, prio: true},
+	})
+	// Buckets of 250 ms: the second check borrows again (wait 200 + 250
+	// ms) and the exception reaches StatisticSlot: a pass that borrowed
+	// twice, so 1260 ms finds 2 in the window.
+	runClusterSteps(t, "sentinel-cluster:count=2,threshold=global,down=0s-2s,local-sample-count=4", []clusterStep{
+		{at: 0, pass: true},
+		{at: 300 * ms, pass: true},
+		{at: 800 * ms, prio: true, pass: true, wait: 450 * ms},
+		{at: 1260 * ms},
+	})
+	// An ordinary request in the same place just blocks.
+	runClusterSteps(t, "sentinel-cluster:count=2,threshold=global,down=0s-2s", []clusterStep{
+		{at: 0, pass: true}, {at: 1 * ms, pass: true}, {at: 600 * ms},
+	})
+}

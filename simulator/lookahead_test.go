@@ -77,12 +77,20 @@ func TestCarryRowLeavesOtherRowsAlone(t *testing.T) {
 			t.Fatalf("row %d: decisions.csv differs when run with the other row", i)
 		}
 		a, b := res.Algorithms[i], ares.Algorithms[0]
-		if a.Passed != b.Passed || a.MaxWindowPassed != b.MaxWindowPassed || a.WaitP99 != b.WaitP99 || len(a.Bins) != len(b.Bins) {
+		// The run's bins reach the last proceed of any row, and the
+		// cluster row's prioritized local checks wait up to 500 ms past
+		// their failure: the token bucket's extra bins run together are
+		// empty.
+		if a.Passed != b.Passed || a.MaxWindowPassed != b.MaxWindowPassed || a.WaitP99 != b.WaitP99 || len(a.Bins) < len(b.Bins) {
 			t.Fatalf("row %d: figures differ with the other row: %+v vs %+v", i, a, b)
 		}
 		for j := range a.Bins {
-			if a.Bins[j] != b.Bins[j] {
-				t.Fatalf("row %d bin %d: %+v vs %+v", i, j, a.Bins[j], b.Bins[j])
+			var want Bin
+			if j < len(b.Bins) {
+				want = b.Bins[j]
+			}
+			if a.Bins[j] != want {
+				t.Fatalf("row %d bin %d: %+v vs %+v", i, j, a.Bins[j], want)
 			}
 		}
 	}
