@@ -297,7 +297,12 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 		r.Warnings = append(r.Warnings, warnings(l)...)
 	}
 	r.Notes = append(r.Notes, p.ruleNotes...)
-	r.Warnings = append(r.Warnings, emptyKeysWarnings(res, scenarios.StreamColumns(stream).Keys)...)
+	if p.src.Origin.IsZero() {
+		// An access log's --key fields are already warned about by the
+		// reader (source.Warnings), counted over every line; a CSV
+		// trace's empty cells are warned about here, per keyed row.
+		r.Warnings = append(r.Warnings, emptyKeysWarnings(res, scenarios.StreamColumns(stream).Keys)...)
+	}
 	if note := stepsBackNote(stream); note != "" {
 		r.Notes = append(r.Notes, note)
 	}
