@@ -129,7 +129,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	defer plan.Close()
 	bar := newProgress(opts.IO, opts.Quiet, plan.Expected(), plan.Approx())
-	run, err := plan.Execute(ctx, lab.Hooks{Notes: opts.IO.ErrOut, Width: opts.IO.Width, Progress: bar.update, Finished: bar.finish})
+	run, err := plan.Execute(ctx, lab.Hooks{Notes: opts.IO.ErrOut, Width: opts.IO.Width, Progress: bar.Update, Finished: bar.Finish})
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func tuneLayersRun(ctx context.Context, opts *TuneOptions) error {
 	}
 	defer plan.Close()
 	bar := newProgress(opts.IO, opts.Quiet, plan.Expected(), plan.Approx())
-	tune, err := plan.Execute(ctx, lab.Hooks{Notes: opts.IO.ErrOut, Width: opts.IO.Width, Progress: bar.update, Finished: bar.finish})
+	tune, err := plan.Execute(ctx, lab.Hooks{Notes: opts.IO.ErrOut, Width: opts.IO.Width, Progress: bar.Update, Finished: bar.Finish})
 	if err != nil {
 		return err
 	}

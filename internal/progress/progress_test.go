@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -10,10 +10,10 @@ import (
 
 // fakeBar is a bar on a terminal 100 columns wide whose clock the test
 // moves.
-func fakeBar(expected int64, approx float64) (*progress, *bytes.Buffer, *time.Time) {
+func fakeBar(expected int64, approx float64) (*Bar, *bytes.Buffer, *time.Time) {
 	var errOut bytes.Buffer
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := newProgress(&IOStreams{ErrOut: &errOut, ErrTTY: true, Width: 100}, false, expected, approx)
+	p := New(&errOut, true, 100, expected, approx)
 	p.now = func() time.Time { return clock }
 	p.start = clock
 	return p, &errOut, &clock
@@ -40,7 +40,7 @@ func TestProgressTotalPercentageETA(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		*clock = clock.Add(100 * time.Millisecond)
 		done += 10_000
-		p.update(done)
+		p.Update(done)
 		if i < 9 && errOut.Len() > 0 {
 			t.Fatalf("the bar showed at %v: %q", time.Duration(i+1)*100*time.Millisecond, errOut.String())
 		}
@@ -56,7 +56,7 @@ func TestProgressTotalPercentageETA(t *testing.T) {
 	if want := "arrivals 300.0k / 1.00M   30%  [######              ]  100.0k/s  ETA 7s"; fs[20] != want {
 		t.Errorf("last frame\n got %q\nwant %q", fs[20], want)
 	}
-	p.finish()
+	p.Finish()
 	if !strings.HasSuffix(errOut.String(), "\r"+strings.Repeat(" ", len(fs[20]))+"\r") {
 		t.Errorf("finish does not clear the line: %q", errOut.String())
 	}
@@ -75,7 +75,7 @@ func TestProgressRateDoesNotRepeat(t *testing.T) {
 		} else {
 			done += 100 // ten times slower from 2 s
 		}
-		p.update(done)
+		p.Update(done)
 	}
 	fs := frames(errOut.String())
 	if len(fs) != 31 {
@@ -108,16 +108,16 @@ func TestProgressRateDoesNotRepeat(t *testing.T) {
 func TestProgressApproximateTotal(t *testing.T) {
 	p, errOut, clock := fakeBar(0, 1000)
 	*clock = clock.Add(2 * time.Second)
-	p.update(1100)
+	p.Update(1100)
 	if f := frames(errOut.String()); len(f) != 1 || !strings.HasPrefix(f[0], "arrivals 1100 / ~1000  100%  [####################]") || !strings.HasSuffix(f[0], "ETA 0s") {
 		t.Errorf("frames %q", f)
 	}
 	// Off a terminal, or --quiet: nothing.
 	var buf bytes.Buffer
-	q := newProgress(&IOStreams{ErrOut: &buf, ErrTTY: false}, false, 10, 10)
+	q := New(&buf, false, 0, 10, 10)
 	q.now = func() time.Time { return time.Now().Add(time.Hour) }
-	q.update(5)
-	q.finish()
+	q.Update(5)
+	q.Finish()
 	if buf.Len() != 0 {
 		t.Errorf("off a terminal: %q", buf.String())
 	}
