@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -127,7 +128,28 @@ type FileWriter interface {
 // summary.json, breaker.csv (rows with a circuit breaker), keys.csv
 // (per-key rows), chart.png and report.html. It returns the names
 // written, in that order.
+//
+// chart.png and report.html, the two slowest, are rendered into memory on
+// goroutines of their own while the CSV and JSON files are written, then
+// written in their turn: the same bytes in the same order as one after
+// the other, sooner when there is more than one core. Every renderer only
+// reads res.
 func WriteRunFiles(ctx context.Context, dir FileWriter, res *Result, o FileOptions) ([]string, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	var chart, page *rendering
+	if o.Chart.Mode != "none" {
+		chart = render(func(w io.Writer) error { return plots.ChartContext(rctx, w, res.Result, o.Chart) })
+	}
+	if o.HTML {
+		page = render(func(w io.Writer) error { return WriteRunHTML(w, res) })
+	}
+	defer func() {
+		// An early return: stop the chart and wait for both, so that
+		// nothing renders after the call.
+		cancel()
+		chart.wait()
+		page.wait()
+	}()
 	if err := dir.WriteFile("series.csv", func(w io.Writer) error { return simulator.WriteSeriesCSV(w, res.Result) }); err != nil {
 		return nil, err
 	}
@@ -147,18 +169,53 @@ func WriteRunFiles(ctx context.Context, dir FileWriter, res *Result, o FileOptio
 	}
 	files = append(files, keyFiles...)
 	if o.Chart.Mode != "none" {
-		if err := dir.WriteFile("chart.png", func(w io.Writer) error { return plots.ChartContext(ctx, w, res.Result, o.Chart) }); err != nil {
+		if err := dir.WriteFile("chart.png", chart.writeTo); err != nil {
 			return nil, err
 		}
 		files = append(files, "chart.png")
 	}
 	if o.HTML {
-		if err := dir.WriteFile("report.html", func(w io.Writer) error { return WriteRunHTML(w, res) }); err != nil {
+		if err := dir.WriteFile("report.html", page.writeTo); err != nil {
 			return nil, err
 		}
 		files = append(files, "report.html")
 	}
 	return files, nil
+}
+
+// rendering is a file being rendered into memory on its own goroutine.
+type rendering struct {
+	buf  bytes.Buffer
+	err  error
+	done chan struct{}
+}
+
+// render starts write into a buffer on a goroutine of its own.
+func render(write func(io.Writer) error) *rendering {
+	r := &rendering{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.err = write(&r.buf)
+	}()
+	return r
+}
+
+// wait waits until r is rendered (nil: nothing to wait for).
+func (r *rendering) wait() {
+	if r != nil {
+		<-r.done
+	}
+}
+
+// writeTo waits for r and writes what it rendered to w, or returns the
+// renderer's error.
+func (r *rendering) writeTo(w io.Writer) error {
+	r.wait()
+	if r.err != nil {
+		return r.err
+	}
+	_, err := w.Write(r.buf.Bytes())
+	return err
 }
 
 // Report is the summary of a result as the report package renders it.

@@ -179,8 +179,10 @@ func openInput(path, name string) (*input, error) {
 			in.Close()
 			return nil, fmt.Errorf("%s: the file starts like gzip but cannot be read (%s); check that it is a whole .gz file", name, oneLine(err.Error()))
 		}
-		in.closer = append(in.closer, gz)
-		in.br = bufio.NewReaderSize(gz, logBuffer)
+		// Inflated on a goroutine of its own (gunzip.go), beside the parsing.
+		agz := newAsyncGunzip(gz)
+		in.closer = append(in.closer, agz)
+		in.br = bufio.NewReaderSize(agz, logBuffer)
 	}
 	return in, nil
 }

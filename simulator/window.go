@@ -69,17 +69,26 @@ type windowMax struct {
 	// The in-order mode (see add): ring[i&(len(ring)−1)] for i in
 	// [tail, n) are the admissions kept, in order; the window (t−W, t] of
 	// the newest admission t holds those from lo on. best is the largest
-	// count so far, first reached at bestAt; recs[rh:] are the records
-	// (each count larger than every earlier one) from the last one below
-	// b on. ring is nil before the first admission and after the switch
-	// to the sorted slice.
+	// count so far, first reached at bestAt. The records (each count
+	// larger than every earlier one) at or above b are runs[rh:], and
+	// below is the last record below b (once b is set). ring is nil
+	// before the first admission and after the switch to the sorted slice.
 	ring        []int64
 	tail, lo, n int64
 	best        int64
 	bestAt      int64
-	recs        []windowRecord
+	runs        []recordRun
 	rh          int
+	below       windowRecord
 }
+
+// recordRun is k records at consecutive admissions from index i on (in the
+// ring), each one more than the one before: the window ending at admission
+// i+j holds count+j. While the traffic climbs (the first window of a run,
+// every admission a record) a run is one entry instead of one per
+// admission; the records' times are the ring's, which keeps every
+// admission above b−W, so every record at or above b.
+type recordRun struct{ i, count, k int64 }
 
 // windowRecord is a window count larger than every earlier one, with the
 // right end of its window.
@@ -130,7 +139,7 @@ func (m *windowMax) add(t int64) {
 		}
 		m.lo = lo
 		if n-lo > m.best {
-			m.record(n-lo, t)
+			m.record(n-lo, t, n-1)
 		}
 		if t-m.reorder-m.b > m.w/4 {
 			m.advance(t - m.reorder)
@@ -188,7 +197,7 @@ func (m *windowMax) addMany(ts []int64) {
 				}
 			}
 			if n-lo > m.best {
-				m.record(n-lo, t)
+				m.record(n-lo, t, n-1)
 			}
 			if t-reorder-b > w4 {
 				m.advance(t - reorder)
@@ -200,17 +209,19 @@ func (m *windowMax) addMany(ts []int64) {
 	}
 }
 
-// record notes a new maximum c for the window ending at t. A record at the
-// same time as the previous one replaces it (the later one is the one the
-// sorted slice would evaluate), so there are no more records than distinct
-// admission times in the ring.
-func (m *windowMax) record(c, t int64) {
+// record notes a new maximum c for the window ending at t, the admission
+// of index i in the ring. Records at one time are kept in one run or
+// several: the last of them, the largest, is the one the sorted slice
+// would evaluate, and advance keeps the last record below b.
+func (m *windowMax) record(c, t, i int64) {
 	m.best, m.bestAt = c, t
-	if k := len(m.recs) - 1; k >= m.rh && k >= 0 && m.recs[k].at == t {
-		m.recs[k].count = c
-		return
+	if k := len(m.runs) - 1; k >= m.rh {
+		if r := &m.runs[k]; r.i+r.k == i && r.count+r.k == c {
+			r.k++
+			return
+		}
 	}
-	m.recs = append(m.recs, windowRecord{t, c})
+	m.runs = append(m.runs, recordRun{i: i, count: c, k: 1})
 }
 
 // advance moves the in-order mode's boundary b to nb, as a settle of the
@@ -218,12 +229,25 @@ func (m *windowMax) record(c, t int64) {
 // matter (all but the last one below nb).
 func (m *windowMax) advance(nb int64) {
 	m.b, m.bSet = nb, true
-	for m.rh+1 < len(m.recs) && m.recs[m.rh+1].at < nb {
+	r := m.ring
+	mask := int64(len(r) - 1)
+	for m.rh < len(m.runs) {
+		run := &m.runs[m.rh]
+		// The records of the run below nb (their times rise with j).
+		k := int64(sort.Search(int(run.k), func(j int) bool { return r[(run.i+int64(j))&mask] >= nb }))
+		if k == 0 {
+			break
+		}
+		m.below = windowRecord{at: r[(run.i+k-1)&mask], count: run.count + k - 1}
+		if k < run.k {
+			run.i, run.count, run.k = run.i+k, run.count+k, run.k-k
+			break
+		}
 		m.rh++
 	}
-	if m.rh > 0 && m.rh >= len(m.recs)/2 {
-		k := copy(m.recs, m.recs[m.rh:])
-		m.recs = m.recs[:k]
+	if m.rh > 0 && m.rh >= len(m.runs)/2 {
+		k := copy(m.runs, m.runs[m.rh:])
+		m.runs = m.runs[:k]
 		m.rh = 0
 	}
 }
@@ -299,12 +323,11 @@ func (m *windowMax) toSorted() {
 	}
 	m.pts, m.head = pts, 0
 	if m.bSet {
-		rec := m.recs[m.rh]
-		m.settled, m.settledAt = rec.count, rec.at
+		m.settled, m.settledAt = m.below.count, m.below.at
 	} else {
 		m.b = 0
 	}
-	m.ring, m.recs, m.rh = nil, nil, 0
+	m.ring, m.runs, m.rh = nil, nil, 0
 	m.tail, m.lo, m.n = 0, 0, 0
 }
 

@@ -130,8 +130,8 @@ func TestWindowMaxInOrderMemoryIsBounded(t *testing.T) {
 	if len(m.ring) > 32768 {
 		t.Fatalf("ring of %d times for %d admissions per W+reorder+W/4", len(m.ring), w+reorder+w/4)
 	}
-	if len(m.recs) > 2*(w+reorder) {
-		t.Fatalf("%d records kept", len(m.recs))
+	if len(m.runs) > 2*(w+reorder) {
+		t.Fatalf("%d runs of records kept", len(m.runs))
 	}
 	if got, late := m.result(); got != w || late != 0 {
 		t.Fatalf("got %d (late %d), want %d", got, late, w)

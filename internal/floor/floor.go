@@ -5,6 +5,8 @@
 // statistics, no error lines). The benchmarks beside the readers
 // (scenarios/floor_bench_test.go) run them side by side with the lab's
 // readers on the same arrivals; docs/performance.md has the figures.
+// PoissonSevenFixed (poisson.go) is the floor of the end-to-end run instead:
+// run poisson's arrivals through seven fixed windows with 50 ms bins.
 //
 // The package imports the standard library only, so any floor may use it.
 package floor

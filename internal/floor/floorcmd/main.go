@@ -3,6 +3,10 @@
 //
 //	floorcmd csv FILE   a CSV trace with the header t_ms,key
 //	floorcmd log FILE   an nginx combined or common access log, per address
+//	floorcmd poisson LIMIT DURATION
+//	                    run poisson's arrivals (1.5·LIMIT a second for
+//	                    DURATION, seed 1) through seven fixed windows with
+//	                    50 ms bins, writing the bins to poisson-bins.csv
 //	floorcmd gen DIR    write DIR/t.csv and DIR/tk.csv (3,000,000 arrivals,
 //	                    without and with 100,000 keys) and DIR/access.log
 //	                    (1,000,000 combined lines)
@@ -15,13 +19,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/internal/floor"
 )
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == "poisson" {
+		poisson(os.Args[2], os.Args[3])
+		return
+	}
 	if len(os.Args) != 3 || (os.Args[1] != "csv" && os.Args[1] != "log" && os.Args[1] != "gen") {
-		fmt.Fprintln(os.Stderr, "usage: floorcmd csv|log FILE, or floorcmd gen DIR")
+		fmt.Fprintln(os.Stderr, "usage: floorcmd csv|log FILE, floorcmd gen DIR, or floorcmd poisson LIMIT DURATION")
 		os.Exit(2)
 	}
 	if os.Args[1] == "gen" {
@@ -73,4 +83,28 @@ func gen(dir string) error {
 		return err
 	}
 	return errors.Join(t.Close(), k.Close(), l.Close())
+}
+
+func poisson(limitArg, durationArg string) {
+	limit, err := strconv.ParseFloat(limitArg, 64)
+	if err != nil || !(limit > 0) {
+		fmt.Fprintf(os.Stderr, "floorcmd: limit %q is not a positive number; give e.g. 100000\n", limitArg)
+		os.Exit(2)
+	}
+	d, err := time.ParseDuration(durationArg)
+	if err != nil || d <= 0 {
+		fmt.Fprintf(os.Stderr, "floorcmd: duration %q is not a positive duration; give e.g. 60s\n", durationArg)
+		os.Exit(2)
+	}
+	f, err := os.Create("poisson-bins.csv")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "floorcmd: %v; run it in a writable directory\n", err)
+		os.Exit(1)
+	}
+	res, err := floor.PoissonSevenFixed(f, limit, d)
+	if err = errors.Join(err, f.Close()); err != nil {
+		fmt.Fprintf(os.Stderr, "floorcmd: poisson-bins.csv: %v; check the disk\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d arrivals, %d passed by each fixed window\n", res.Lines, res.Passed)
 }
