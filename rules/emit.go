@@ -250,6 +250,14 @@ func param(st labspec.Stage, key string) string {
 	return v
 }
 
+// paramOr is stage st's value of key, or def when absent.
+func paramOr(st labspec.Stage, key, def string) string {
+	if v, ok := st.Get(key); ok {
+		return v
+	}
+	return def
+}
+
 // onlyParams refuses a stage with a parameter outside allowed whose value
 // is not the default given (allowed maps a key to "" for any value).
 func onlyParams(st labspec.Stage, allowed map[string]string, why string) error {
@@ -480,7 +488,7 @@ func emitSentinel(name string, stages []labspec.Stage) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			kv = []string{"resource", res, "limitApp", `"default"`, "grade", "1", "paramIdx", "0", "count", param(st, "count"), "durationInSec", strconv.FormatInt(secs, 10), "burstCount", param(st, "burst")}
+			kv = []string{"resource", res, "limitApp", `"default"`, "grade", "1", "paramIdx", "0", "count", param(st, "count"), "durationInSec", strconv.FormatInt(secs, 10), "burstCount", paramOr(st, "burst", "0")}
 			if param(st, "behavior") == "throttle" {
 				mq, err := parseDur(st, "max-queue")
 				if err != nil {
@@ -621,7 +629,7 @@ func emitSentinelGo(name string, stages []labspec.Stage) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			lines := []string{"metricType: QPS", "paramIndex: 0", "threshold: " + param(st, "count"), "durationInSec: " + strconv.FormatInt(secs, 10), "burstCount: " + param(st, "burst"), "paramsMaxCapacity: " + param(st, "capacity")}
+			lines := []string{"metricType: QPS", "paramIndex: 0", "threshold: " + param(st, "count"), "durationInSec: " + strconv.FormatInt(secs, 10), "burstCount: " + paramOr(st, "burst", "0"), "paramsMaxCapacity: " + param(st, "capacity")}
 			if param(st, "behavior") == "throttle" {
 				mq, err := ms("max-queue", "maxQueueingTimeMs")
 				if err != nil {
