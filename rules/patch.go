@@ -568,6 +568,9 @@ func patchNginx(r Rule, set map[string]string, names []string, nStages int) ([]P
 		dir := string(b[at:end])
 		set1 := func(key, v string) {
 			re := regexp.MustCompile(`\s` + key + `=\S*`)
+			if v == "0" && !re.MatchString(dir) {
+				return // nginx's default: the directive stays as written
+			}
 			if re.MatchString(dir) {
 				dir = re.ReplaceAllLiteralString(dir, " "+key+"="+v)
 			} else {

@@ -56,14 +56,8 @@ func newValue(f Field) string {
 	return strconv.FormatFloat(x*2+3, 'f', -1, 64)
 }
 
-func convOf(r Rule, f Field) string {
-	st := labspec.Split(mustCanon(r.Spec)).Stages[f.Stage]
-	for _, tu := range tunables[r.Format][st.Name] {
-		if tu.param == f.Param {
-			return tu.conv
-		}
-	}
-	return "num"
+func fieldConv(r Rule, f Field) string {
+	return convOf(r.Format, labspec.Split(mustCanon(r.Spec)).Stages[f.Stage].Name, f.Param)
 }
 
 func mustCanon(s string) string {
@@ -104,7 +98,7 @@ func expectSpec(r Rule, fields []Field, set map[string]string) string {
 				if _, ok := kv[f.Param]; !ok {
 					keys = append(keys, f.Param)
 				}
-				kv[f.Param] = fromProduct(v, convOf(r, f))
+				kv[f.Param] = fromProduct(v, fieldConv(r, f))
 			}
 		}
 		var ps []string
@@ -174,6 +168,14 @@ func checkPatch(t *testing.T, r Rule, fields []Field, set map[string]string) {
 	if want := expectSpec(r, fields, set); mustCanon(up.Spec) != want {
 		t.Errorf("%s (%s) set %v: reads back as %s, want %s", r.Name, r.Source, set, mustCanon(up.Spec), want)
 	}
+	// SetFor inverts Patch: the assignment that makes r run as the
+	// re-read spec patches to the same bytes.
+	again, err := SetFor(r, up.Spec)
+	if err != nil {
+		t.Errorf("%s: SetFor(%s): %v", r.Name, up.Spec, err)
+	} else if out2, _, err := PatchFiles(r, again); err != nil || len(out2) != len(out) || string(out2[0].Data) != string(out[0].Data) {
+		t.Errorf("%s: SetFor(%s) = %v patches differently from %v (%v)", r.Name, up.Spec, again, set, err)
+	}
 	for _, pf := range out {
 		orig, err := os.ReadFile(pf.File)
 		if err != nil {
@@ -227,7 +229,7 @@ func lineHasNew(ol, nl string, fields []Field, set map[string]string) bool {
 		if !ok {
 			continue
 		}
-		if strings.Contains(ol, "limit_req") && strings.Contains(nl, v) {
+		if strings.Contains(ol, "limit_req") && strings.Contains(nl, "limit_req") {
 			return true
 		}
 		for _, q := range []string{"", `"`, `'`} {

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,16 +86,16 @@ func TunableFields(r Rule) []Field {
 	var out []Field
 	for i, st := range stages {
 		for _, tu := range byFam[st.Name] {
+			if st.Name == "nginx-limit-req" && tu.param == "delay" && paramOr(st, "nodelay", "") == "true" {
+				out = append(out, Field{Name: prefixes[i] + "nodelay", Value: "true", Stage: i, Param: "nodelay", Unit: "true or false"})
+				continue
+			}
 			v, ok := st.Get(tu.param)
 			if !ok {
 				continue
 			}
 			pv, err := toProduct(v, tu.conv)
 			if err != nil {
-				continue
-			}
-			if st.Name == "nginx-limit-req" && tu.param == "delay" && paramOr(st, "nodelay", "") == "true" {
-				out = append(out, Field{Name: prefixes[i] + "nodelay", Value: "true", Stage: i, Param: "nodelay", Unit: "true or false"})
 				continue
 			}
 			out = append(out, Field{Name: prefixes[i] + tu.field, Value: pv, Stage: i, Param: tu.param, Unit: convUnit[tu.conv]})
@@ -176,4 +177,89 @@ func fieldNames(r Rule) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// SetFor is the field assignment that makes r run as spec: for each of
+// r's tunable fields, the value spec gives its parameter, where it differs
+// from the current one. A spec that differs from r's in anything a field
+// does not carry (another family, a chain's shape, a key) is refused,
+// naming the parameter.
+func SetFor(r Rule, spec string) (map[string]string, error) {
+	have, err := CanonicalSpec(r.Spec)
+	if err != nil {
+		return nil, err
+	}
+	want, err := CanonicalSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	hs, ws := labspec.Split(have).Stages, labspec.Split(want).Stages
+	if len(hs) != len(ws) {
+		return nil, fmt.Errorf("%s has %d stage(s) and %s has %d; a patch changes values, not the chain", r.Name, len(hs), want, len(ws))
+	}
+	fields := TunableFields(r)
+	set := map[string]string{}
+	for i := range hs {
+		if hs[i].Name != ws[i].Name {
+			return nil, fmt.Errorf("%s: stage %d is %s in the file and %s in %s; a patch changes values, not the limiter", r.Name, i+1, hs[i].Name, ws[i].Name, want)
+		}
+		keys := map[string]bool{}
+		for _, p := range append(append([]labspec.Param(nil), hs[i].Params...), ws[i].Params...) {
+			keys[p.Key] = true
+		}
+		for k := range keys {
+			hv, _ := hs[i].Get(k)
+			wv, _ := ws[i].Get(k)
+			if hv == wv {
+				continue
+			}
+			if hs[i].Name == "nginx-limit-req" && (k == "nodelay" || k == "delay") {
+				if err := nginxDelaySet(r, fields, i, ws[i], set); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if hs[i].Name == "sentinel-param" && k == "capacity" {
+				continue // follows durationInSec when it is the default; compared below
+			}
+			j := slices.IndexFunc(fields, func(f Field) bool { return f.Stage == i && f.Param == k })
+			if j < 0 {
+				return nil, fmt.Errorf("%s: %s=%s in %s is not a field of the rule the lab can set (its fields are %s)", r.Name, k, wv, want, fieldNames(r))
+			}
+			pv, err := toProduct(wv, convOf(r.Format, hs[i].Name, k))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s=%s: %v", r.Name, k, wv, err)
+			}
+			set[fields[j].Name] = pv
+		}
+	}
+	return set, nil
+}
+
+// convOf is the conversion of family's param in format.
+func convOf(format, family, param string) string {
+	for _, tu := range tunables[format][family] {
+		if tu.param == param {
+			return tu.conv
+		}
+	}
+	return "num"
+}
+
+// nginxDelaySet sets the zone's nodelay or delay as st has it.
+func nginxDelaySet(r Rule, fields []Field, i int, st labspec.Stage, set map[string]string) error {
+	j := slices.IndexFunc(fields, func(f Field) bool { return f.Stage == i && (f.Param == "delay" || f.Param == "nodelay") })
+	if j < 0 {
+		return fmt.Errorf("%s: zone %d has no delay field", r.Name, i+1)
+	}
+	pre := fields[j].Name[:len(fields[j].Name)-len(fields[j].Param)]
+	delete(set, pre+"delay")
+	delete(set, pre+"nodelay")
+	if v, _ := st.Get("nodelay"); v == "true" {
+		set[pre+"nodelay"] = "true"
+	} else {
+		v, _ := st.Get("delay")
+		set[pre+"delay"] = v
+	}
+	return nil
 }
