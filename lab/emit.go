@@ -22,7 +22,7 @@ func Emit(w io.Writer, format, spec string, rule *rules.Rule, set map[string]str
 	format = strings.ToLower(strings.TrimSpace(format))
 	if rule == nil || (format != "" && format != rule.Format) {
 		if format == "" {
-			return fmt.Errorf("--emit needs a format: one of %s", emitNames())
+			return fmt.Errorf("--emit needs a format: one of %s", strings.Join(rules.EmitFormatNames(), ", "))
 		}
 		name := "limit"
 		if rule != nil {
@@ -63,12 +63,4 @@ func Emit(w io.Writer, format, spec string, rule *rules.Rule, set map[string]str
 		}
 	}
 	return nil
-}
-
-func emitNames() string {
-	var names []string
-	for _, f := range rules.EmitFormats() {
-		names = append(names, f.Name)
-	}
-	return strings.Join(names, ", ")
 }

@@ -36,8 +36,8 @@ type emitter struct {
 
 var emitters = []emitter{
 	{EmitFormat{"nginx", "nginx: limit_req_zone (http block) + limit_req (location)", "nginx-limit-req, a chain of them (several limit_req in one location)", "nginx-limit-req:rate=10r/s,burst=20,nodelay=true,key=ip"}, emitNginx},
-	{EmitFormat{"sentinel", "Alibaba Sentinel (Java): rule JSON of the dashboard and file/Nacos data sources", "leap-array (sample-count=2, interval=1s), warm-up (cold-factor=3), leaky-bucket (interval=1s), warm-up-rate-limiter, concurrency, sentinel-param (key=key), circuit-breaker; a chain param+flow+degrade of one resource", "leap-array:limit=100"}, emitSentinel},
-	{EmitFormat{"sentinel-go", "sentinel-golang: rules YAML (its file data source's json tags)", "leap-array, leaky-bucket, warm-up, warm-up-rate-limiter, concurrency, sentinel-param, each flavor=go", "leap-array:limit=100,flavor=go"}, emitSentinelGo},
+	{EmitFormat{"sentinel", "Alibaba Sentinel (Java): rule JSON of the dashboard and file/Nacos data sources", "leap-array, warm-up, leaky-bucket, warm-up-rate-limiter (at Sentinel's global\n   statistic and cold factor), concurrency, sentinel-param, circuit-breaker, chains", "leap-array:limit=100"}, emitSentinel},
+	{EmitFormat{"sentinel-go", "sentinel-golang: rules YAML (its file data source's json tags)", "leap-array, leaky-bucket, warm-up, warm-up-rate-limiter, concurrency,\n   sentinel-param, each flavor=go", "leap-array:limit=100,flavor=go"}, emitSentinelGo},
 	{EmitFormat{"envoy-local", "Envoy: the local_ratelimit HTTP filter (an http_filters entry)", "envoy-local without key", "envoy-local:max-tokens=100,tokens-per-fill=10,fill-interval=100ms"}, emitEnvoyLocal},
 	{EmitFormat{"envoy-ratelimit", "envoyproxy/ratelimit: the service's config.yaml", "redis-envoy-ratelimit (key=ip, another column, or none)", "redis-envoy-ratelimit:limit=10,unit=second,key=ip"}, emitEnvoyRatelimit},
 	{EmitFormat{"spring", "Spring Cloud Gateway: application.yml, a route's RequestRateLimiter", "redis-spring-gateway (key=key)", "redis-spring-gateway:replenish-rate=10,burst-capacity=20,key=key"}, emitSpring},
@@ -55,13 +55,16 @@ func EmitFormats() []EmitFormat {
 	return out
 }
 
-func emitNames() string {
+// EmitFormatNames lists the formats' names.
+func EmitFormatNames() []string {
 	names := make([]string, len(emitters))
 	for i, e := range emitters {
 		names[i] = e.Name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
+
+func emitNames() string { return strings.Join(EmitFormatNames(), ", ") }
 
 // Emit writes spec (a lab spec or chain, as a row of run or tune shows it)
 // as format's configuration, labelled name (a resource, zone, route or
@@ -83,7 +86,7 @@ func EmitText(format, specStr, name string) (string, error) {
 	format = strings.ToLower(strings.TrimSpace(format))
 	i := slices.IndexFunc(emitters, func(e emitter) bool { return e.Name == format })
 	if i < 0 {
-		return "", fmt.Errorf("--emit %q is unknown; use one of %s", format, emitNames())
+		return "", fmt.Errorf("format %q cannot be emitted; use one of %s", format, emitNames())
 	}
 	e := emitters[i]
 	canon, err := CanonicalSpec(specStr)
@@ -95,10 +98,10 @@ func EmitText(format, specStr, name string) (string, error) {
 	}
 	text, err := e.write(name, labspec.Split(canon).Stages)
 	if err != nil {
-		return "", fmt.Errorf("--emit %s cannot write %s: %v%s", format, canon, err, whoCan(canon, format))
+		return "", fmt.Errorf("%s cannot hold %s: %v%s", format, canon, err, whoCan(canon, format))
 	}
 	if err := readsBack(format, text, canon); err != nil {
-		return "", fmt.Errorf("--emit %s cannot write %s exactly: %v%s", format, canon, err, whoCan(canon, format))
+		return "", fmt.Errorf("%s cannot hold %s exactly: %v%s", format, canon, err, whoCan(canon, format))
 	}
 	return text, nil
 }

@@ -220,7 +220,7 @@ func TestEmitRefuses(t *testing.T) {
 		{"spring", "redis-spring-gateway:replenish-rate=5,key=key,deny-empty-key=false", "deny-empty-key=false"},
 		{"envoy-ratelimit", "redis-envoy-ratelimit:limit=5,unit=second,local-cache=true", "local-cache=true"},
 		{"envoy-local", "envoy-local:max-tokens=5,tokens-per-fill=5,fill-interval=1s,mode=timer", "mode=timer"},
-		{"toml", "traefik:average=5", "unknown; use one of nginx"},
+		{"toml", "traefik:average=5", "cannot be emitted; use one of nginx"},
 	} {
 		_, err := EmitText(c.format, c.spec, "x")
 		if err == nil {
