@@ -35,7 +35,8 @@ type emitter struct {
 }
 
 var emitters = []emitter{
-	{EmitFormat{"nginx", "nginx: limit_req_zone (http block) + limit_req (location)", "nginx-limit-req, a chain of them (several limit_req in one location)", "nginx-limit-req:rate=10r/s,burst=20,nodelay=true,key=ip"}, emitNginx},
+	{EmitFormat{"nginx", "nginx: limit_req_zone (http block) + limit_req (location)", "nginx-limit-req, a chain of them (several limit_req in one location), then\n   concurrency with key=ip or key=key (limit_conn)", "nginx-limit-req:rate=10r/s,burst=20,nodelay=true,key=ip"}, emitNginx},
+	{EmitFormat{"ingress-nginx", "ingress-nginx: an Ingress with nginx.ingress.kubernetes.io/limit-* annotations", "what the controller's template makes: nginx-limit-req at Nr/s and/or Nr/m with\n   burst = rate × multiplier, nodelay, zone=5m, key=ip, then concurrency,key=ip", "nginx-limit-req:rate=10r/s,burst=50,nodelay=true,zone=5m,key=ip"}, emitIngress},
 	{EmitFormat{"sentinel", "Alibaba Sentinel (Java): rule JSON of the dashboard and file/Nacos data sources", "leap-array, warm-up, leaky-bucket, warm-up-rate-limiter (at Sentinel's global\n   statistic and cold factor), concurrency, sentinel-param, circuit-breaker, chains", "leap-array:limit=100"}, emitSentinel},
 	{EmitFormat{"sentinel-go", "sentinel-golang: rules YAML (its file data source's json tags)", "leap-array, leaky-bucket, warm-up, warm-up-rate-limiter, concurrency,\n   sentinel-param, each flavor=go", "leap-array:limit=100,flavor=go"}, emitSentinelGo},
 	{EmitFormat{"envoy-local", "Envoy: the local_ratelimit HTTP filter (an http_filters entry)", "envoy-local without key", "envoy-local:max-tokens=100,tokens-per-fill=10,fill-interval=100ms"}, emitEnvoyLocal},
@@ -355,7 +356,20 @@ func emitNginx(name string, stages []labspec.Stage) (string, error) {
 	header(&b, "#", labspec.Spec{Stages: stages}.String(), "limit_req_zone goes in the http block, limit_req in the location it limits.")
 	var reqs []string
 	for i, st := range stages {
-		if st.Name != "nginx-limit-req" {
+		if st.Name == "concurrency" && i > 0 {
+			if err := onlyParams(st, map[string]string{"limit": "", "flavor": "java", "key": ""}, "limit_conn counts the requests in progress per key"); err != nil {
+				return "", err
+			}
+			kv := map[string]string{"ip": "$binary_remote_addr", "key": "$http_x_api_key"}[param(st, "key")]
+			if kv == "" {
+				return "", fmt.Errorf("key=%s: limit_conn here keys on the client address (key=ip) or the key column (key=key)", param(st, "key"))
+			}
+			zn := fmt.Sprintf("%s_conn_%d", zone, i+1)
+			fmt.Fprintf(&b, "limit_conn_zone %s zone=%s:10m;\n", kv, zn)
+			reqs = append(reqs, "limit_conn "+zn+" "+param(st, "limit"))
+			continue
+		}
+		if st.Name != "nginx-limit-req" || (i > 0 && stages[i-1].Name != "nginx-limit-req") {
 			return "", fmt.Errorf("nginx limits with limit_req (nginx-limit-req stages), not %s", st.Name)
 		}
 		if err := onlyParams(st, map[string]string{"rate": "", "burst": "", "delay": "", "nodelay": "", "zone": "", "key": ""}, "limit_req has no such argument"); err != nil {
@@ -396,6 +410,72 @@ func emitNginx(name string, stages []labspec.Stage) (string, error) {
 		fmt.Fprintf(&b, "        %s;\n", r)
 	}
 	b.WriteString("    }\n}\n")
+	return b.String(), nil
+}
+
+// --- ingress-nginx -------------------------------------------------------------
+
+// emitIngress writes an Ingress whose annotations the controller expands
+// into the spec: one limit-rps and/or one limit-rpm stage, sharing the
+// burst multiplier, then limit-connections.
+func emitIngress(name string, stages []labspec.Stage) (string, error) {
+	ann := map[string]string{}
+	var mult int64 = -1
+	for i, st := range stages {
+		switch {
+		case st.Name == "nginx-limit-req":
+			if param(st, "nodelay") != "true" || param(st, "zone") != "5m" || param(st, "key") != "ip" || paramOr(st, "delay", "0") != "0" {
+				return "", fmt.Errorf("the controller writes limit_req with nodelay, a 5m zone keyed on the client address (nodelay=true,zone=5m,key=ip)")
+			}
+			rate := param(st, "rate")
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSuffix(rate, "r/s"), "r/m"), 10, 64)
+			if err != nil || len(rate) < 4 {
+				return "", fmt.Errorf("rate=%s is not Nr/s or Nr/m", rate)
+			}
+			perMin := n
+			if strings.HasSuffix(rate, "r/s") {
+				perMin = n * 60
+			}
+			// The controller writes the limit-rps zone first, then the
+			// limit-rpm one: a first stage is limit-rps when it is whole
+			// requests per second (and must be, with a second stage).
+			a := "limit-rpm"
+			if _, seen := ann["limit-rps"]; !seen && perMin%60 == 0 && (len(ann) == 0) {
+				a, n = "limit-rps", perMin/60
+			} else {
+				n = perMin
+			}
+			if _, dup := ann[a]; dup || (a == "limit-rpm" && i+1 < len(stages) && stages[i+1].Name == "nginx-limit-req") {
+				return "", fmt.Errorf("the annotations make at most a limit-rps zone then a limit-rpm zone")
+			}
+			burst, _ := strconv.ParseInt(paramOr(st, "burst", "0"), 10, 64)
+			if burst%n != 0 || (mult >= 0 && burst/n != mult) {
+				return "", fmt.Errorf("burst=%d: the controller's burst is the annotation's rate times limit-burst-multiplier, one multiplier for both zones", burst)
+			}
+			mult = burst / n
+			ann[a] = strconv.FormatInt(n, 10)
+		case st.Name == "concurrency" && i == len(stages)-1 && param(st, "key") == "ip" && paramOr(st, "flavor", "java") == "java":
+			ann["limit-connections"] = param(st, "limit")
+		default:
+			return "", fmt.Errorf("the annotations make nginx-limit-req stages and a last concurrency:key=ip stage, not %s", st.String())
+		}
+	}
+	if mult >= 0 {
+		ann["limit-burst-multiplier"] = strconv.FormatInt(mult, 10)
+	}
+	var b bytes.Buffer
+	header(&b, "#", labspec.Spec{Stages: stages}.String(), "")
+	ing := strings.Trim(regexp.MustCompile(`[^a-z0-9-]+`).ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if ing == "" {
+		ing = "limit"
+	}
+	fmt.Fprintf(&b, "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\n  annotations:\n", ing)
+	for _, k := range []string{"limit-rps", "limit-rpm", "limit-burst-multiplier", "limit-connections"} {
+		if v, ok := ann[k]; ok {
+			fmt.Fprintf(&b, "    nginx.ingress.kubernetes.io/%s: %q\n", k, v)
+		}
+	}
+	fmt.Fprintf(&b, "spec:\n  ingressClassName: nginx\n  rules:\n    - http:\n        paths:\n          - path: /\n            pathType: Prefix\n            backend:\n              service:\n                name: %s\n                port:\n                  number: 80\n", ing)
 	return b.String(), nil
 }
 

@@ -35,6 +35,24 @@ func randomSpecs(format string, r *rand.Rand, n int) []string {
 				st = append(st, x)
 			}
 			s = strings.Join(st, "+")
+			if r.IntN(3) == 0 {
+				s += fmt.Sprintf("+concurrency:limit=%d,key=%s", num(1, 20), pick("ip", "key"))
+			}
+		case "ingress-nginx":
+			mult := num(0, 6)
+			var st []string
+			if r.IntN(3) > 0 {
+				n := num(1, 50)
+				st = append(st, fmt.Sprintf("nginx-limit-req:rate=%dr/s,burst=%d,nodelay=true,zone=5m,key=ip", n, n*mult))
+			}
+			if len(st) == 0 || r.IntN(2) == 0 {
+				n := num(1, 600)
+				st = append(st, fmt.Sprintf("nginx-limit-req:rate=%dr/m,burst=%d,nodelay=true,zone=5m,key=ip", n, n*mult))
+			}
+			if r.IntN(3) == 0 {
+				st = append(st, fmt.Sprintf("concurrency:limit=%d,key=ip", num(1, 20)))
+			}
+			s = strings.Join(st, "+")
 		case "sentinel":
 			limit := pick(fmt.Sprint(num(1, 500)), fmt.Sprintf("%d.5", num(0, 50)))
 			flow := pick(
@@ -214,6 +232,8 @@ func TestEmitRefuses(t *testing.T) {
 		{"sentinel", "leaky-bucket:limit=10,max-queue=1500us", "whole milliseconds"},
 		{"nginx", "nginx-limit-req:rate=10r/s,key=user", "key=user"},
 		{"nginx", "token-bucket:rate=10", "limit_req"},
+		{"ingress-nginx", "nginx-limit-req:rate=10r/s,burst=15,nodelay=true,zone=5m,key=ip", "limit-burst-multiplier"},
+		{"ingress-nginx", "nginx-limit-req:rate=10r/s,burst=20,zone=5m,key=ip", "nodelay"},
 		{"nginx", "leap-array", "--limit"},
 		{"kong", "kong:minute=5,policy=redis,sync-rate=1s,instances=3,key=ip", "instances=3"},
 		{"traefik", "token-bucket:rate=10,burst=5", "no format the lab emits"},
