@@ -37,8 +37,8 @@ type emitter struct {
 var emitters = []emitter{
 	{EmitFormat{"nginx", "nginx: limit_req_zone (http block) + limit_req (location)", "nginx-limit-req, a chain of them (several limit_req in one location), then\n   concurrency with key=ip or key=key (limit_conn)", "nginx-limit-req:rate=10r/s,burst=20,nodelay=true,key=ip"}, emitNginx},
 	{EmitFormat{"ingress-nginx", "ingress-nginx: an Ingress with nginx.ingress.kubernetes.io/limit-* annotations", "what the controller's template makes: nginx-limit-req at Nr/s and/or Nr/m with\n   burst = rate × multiplier, nodelay, zone=5m, key=ip, then concurrency,key=ip", "nginx-limit-req:rate=10r/s,burst=50,nodelay=true,zone=5m,key=ip"}, emitIngress},
-	{EmitFormat{"sentinel", "Alibaba Sentinel (Java): rule JSON of the dashboard and file/Nacos data sources", "leap-array, warm-up, leaky-bucket, warm-up-rate-limiter (at Sentinel's global\n   statistic and cold factor), concurrency, sentinel-param, circuit-breaker, chains", "leap-array:limit=100"}, emitSentinel},
-	{EmitFormat{"sentinel-go", "sentinel-golang: rules YAML (its file data source's json tags)", "leap-array, leaky-bucket, warm-up, warm-up-rate-limiter, concurrency,\n   sentinel-param, each flavor=go", "leap-array:limit=100,flavor=go"}, emitSentinelGo},
+	{EmitFormat{"sentinel", "Alibaba Sentinel (Java): rule JSON of the dashboard and file/Nacos data sources", "leap-array, warm-up, leaky-bucket, warm-up-rate-limiter (at Sentinel's global\n   statistic and cold factor), concurrency, sentinel-param, circuit-breaker, chains;\n   sentinel-cluster (clusterConfig), sentinel-system (a SystemRule)", "leap-array:limit=100"}, emitSentinel},
+	{EmitFormat{"sentinel-go", "sentinel-golang: rules YAML (its file data source's json tags)", "leap-array, leaky-bucket, warm-up, warm-up-rate-limiter, concurrency,\n   sentinel-param, sentinel-system, each flavor=go", "leap-array:limit=100,flavor=go"}, emitSentinelGo},
 	{EmitFormat{"envoy-local", "Envoy: the local_ratelimit HTTP filter (an http_filters entry)", "envoy-local without key", "envoy-local:max-tokens=100,tokens-per-fill=10,fill-interval=100ms"}, emitEnvoyLocal},
 	{EmitFormat{"envoy-ratelimit", "envoyproxy/ratelimit: the service's config.yaml", "redis-envoy-ratelimit (key=ip, another column, or none)", "redis-envoy-ratelimit:limit=10,unit=second,key=ip"}, emitEnvoyRatelimit},
 	{EmitFormat{"spring", "Spring Cloud Gateway: application.yml, a route's RequestRateLimiter", "redis-spring-gateway (key=key)", "redis-spring-gateway:replenish-rate=10,burst-capacity=20,key=key"}, emitSpring},
@@ -585,6 +585,38 @@ func emitSentinel(name string, stages []labspec.Stage) (string, error) {
 			} else {
 				kv = append(kv, "controlBehavior", "0")
 			}
+		case "sentinel-system":
+			if len(stages) > 1 {
+				return "", fmt.Errorf("a SystemRule applies to every inbound resource; emit it alone")
+			}
+			if err := onlyParams(st, map[string]string{"qps": "", "max-thread": "", "avg-rt": "", "load": "", "cpu": "", "flavor": "java", "strategy": ""}, "a SystemRule has highestSystemLoad, highestCpuUsage, qps, avgRt and maxThread"); err != nil {
+				return "", err
+			}
+			kv = nil
+			for _, f := range [][2]string{{"load", "highestSystemLoad"}, {"cpu", "highestCpuUsage"}, {"qps", "qps"}, {"avg-rt", "avgRt"}, {"max-thread", "maxThread"}} {
+				if v := param(st, f[0]); v != "" {
+					kv = append(kv, f[1], v)
+				}
+			}
+		case "sentinel-cluster":
+			if err := onlyParams(st, map[string]string{"count": "", "threshold": "", "fallback": "", "sample-count": "", "interval": "", "instances": "1", "connected": "1", "rtt": "0s", "timeout": "20ms", "down": "none", "exceed": "1", "max-occupy": "1", "max-qps": "30000", "local-sample-count": "2", "local-interval": "1s", "skew": "0s", "route": "none"}, "the rule file holds clusterConfig; the token server's ServerFlowConfig, the clients and the network are the deployment's (set them with --algo)"); err != nil {
+				return "", err
+			}
+			iv, err := parseDur(st, "interval")
+			if err != nil {
+				return "", err
+			}
+			ivms, err := wholeMillis(iv, "windowIntervalMs")
+			if err != nil {
+				return "", err
+			}
+			tt := map[string]string{"avg-local": "0", "global": "1"}[param(st, "threshold")]
+			fb := map[string]string{"local": "true", "pass": "false"}[param(st, "fallback")]
+			if tt == "" || fb == "" {
+				return "", fmt.Errorf("threshold=%s, fallback=%s: clusterConfig has thresholdType 0/1 and fallbackToLocalWhenFail", param(st, "threshold"), param(st, "fallback"))
+			}
+			kv = []string{"resource", res, "limitApp", `"default"`, "grade", "1", "count", param(st, "count"), "strategy", "0", "controlBehavior", "0", "clusterMode", "true",
+				"clusterConfig", fmt.Sprintf(`{"flowId": 1, "thresholdType": %s, "fallbackToLocalWhenFail": %s, "sampleCount": %s, "windowIntervalMs": %d}`, tt, fb, param(st, "sample-count"), ivms)}
 		case "circuit-breaker":
 			if err := onlyParams(st, map[string]string{"strategy": "", "max-rt": "", "threshold": "", "min-requests": "", "stat-interval": "", "recovery": ""}, "a DegradeRule has no such field"); err != nil {
 				return "", err
@@ -628,7 +660,7 @@ func emitSentinel(name string, stages []labspec.Stage) (string, error) {
 		default:
 			return "", fmt.Errorf("Sentinel has no rule for %s", st.Name)
 		}
-		if st.Name != "circuit-breaker" && st.Name != "sentinel-param" {
+		if st.Name != "circuit-breaker" && st.Name != "sentinel-param" && st.Name != "sentinel-system" && st.Name != "sentinel-cluster" {
 			kv = append(kv, "clusterMode", "false")
 		}
 		var ob bytes.Buffer
@@ -700,6 +732,24 @@ func emitSentinelGo(name string, stages []labspec.Stage) (string, error) {
 			add("flow", lines...)
 		case "concurrency":
 			add("isolation", "metricType: Concurrency", "threshold: "+param(st, "limit"))
+		case "sentinel-system":
+			if len(stages) > 1 {
+				return "", fmt.Errorf("system rules apply to every inbound resource; emit them alone")
+			}
+			strategy := map[string]string{"none": "NoAdaptive", "bbr": "BBR"}[paramOr(st, "strategy", "none")]
+			if strategy == "" {
+				return "", fmt.Errorf("strategy=%s: sentinel-golang's system strategies are NoAdaptive and BBR", param(st, "strategy"))
+			}
+			for _, f := range [][2]string{{"load", "Load"}, {"avg-rt", "AvgRT"}, {"max-thread", "Concurrency"}, {"qps", "InboundQPS"}, {"cpu", "CpuUsage"}} {
+				v := param(st, f[0])
+				if v == "" {
+					continue
+				}
+				kinds["system"] = append(kinds["system"], fmt.Sprintf("  - metricType: %s\n    triggerCount: %s\n    strategy: %s\n", f[1], v, strategy))
+				if !slices.Contains(order, "system") {
+					order = append(order, "system")
+				}
+			}
 		case "sentinel-param":
 			if k := param(st, "key"); k != "key" {
 				return "", fmt.Errorf("key=%s: a hotspot rule the lab emits reads argument 0, the key column (key=key)", k)

@@ -70,6 +70,14 @@ func randomSpecs(format string, r *rand.Rand, n int) []string {
 				}
 				s = p + "+" + s
 			}
+			switch r.IntN(8) {
+			case 0:
+				out = append(out, fmt.Sprintf("sentinel-system:qps=%d,max-thread=%d,avg-rt=%d,load=%d.5,cpu=0.%d", num(1, 900), num(1, 50), num(1, 200), num(1, 8), num(1, 9)))
+				continue
+			case 1:
+				out = append(out, fmt.Sprintf("sentinel-cluster:count=%d,threshold=%s,fallback=%s,sample-count=%s,interval=%ds", num(1, 900), pick("avg-local", "global"), pick("local", "pass"), pick("1", "2", "5", "10"), num(1, 3)))
+				continue
+			}
 			if r.IntN(3) == 0 {
 				s += "+" + pick(
 					fmt.Sprintf("circuit-breaker:strategy=slow-ratio,max-rt=%dms,threshold=0.%d,recovery=%ds", num(1, 900), num(1, 9), num(1, 30)),
@@ -86,6 +94,7 @@ func randomSpecs(format string, r *rand.Rand, n int) []string {
 				fmt.Sprintf("warm-up-rate-limiter:limit=%s,warm-up=%ds,max-queue=%dms,flavor=go", limit, num(1, 20), num(1, 2000)),
 				fmt.Sprintf("concurrency:limit=%d,flavor=go", num(1, 50)),
 				fmt.Sprintf("sentinel-param:count=%d,duration=%ds,burst=%d,key=key,flavor=go", num(1, 100), num(1, 5), num(0, 10)),
+				fmt.Sprintf("sentinel-system:qps=%d,avg-rt=%d.5,max-thread=%d,flavor=go,strategy=%s", num(1, 900), num(1, 99), num(1, 50), pick("bbr", "none")),
 			)
 		case "envoy-local":
 			s = fmt.Sprintf("envoy-local:max-tokens=%d,tokens-per-fill=%d,fill-interval=%s", num(1, 200), num(1, 50), pick("50ms", "100ms", "1s", "250ms", "2s", "1m"))
@@ -151,6 +160,9 @@ func decide(t *testing.T, s string, at []time.Duration, keys [][algorithms.MaxKe
 		if err := ku.BindKeyColumns(idx); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
+	}
+	if sr, ok := l.(algorithms.SignalReader); ok {
+		sr.BindSignals(algorithms.ConstSignals{Cpu: 0.5, Load: 4})
 	}
 	out := make([]algorithms.Decision, len(at))
 	rl, _ := l.(algorithms.RequestLimiter)
