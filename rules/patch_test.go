@@ -53,12 +53,13 @@ func newValue(f Field) string {
 	if err != nil {
 		return f.Value
 	}
+	if f.Param == "threshold" && x <= 1 {
+		return strconv.FormatFloat(x/2, 'f', -1, 64) // a ratio stays a ratio
+	}
 	return strconv.FormatFloat(x*2+3, 'f', -1, 64)
 }
 
-func fieldConv(r Rule, f Field) string {
-	return convOf(r.Format, labspec.Split(mustCanon(r.Spec)).Stages[f.Stage].Name, f.Param)
-}
+func fieldConv(_ Rule, f Field) string { return f.conv }
 
 func mustCanon(s string) string {
 	c, err := CanonicalSpec(s)

@@ -31,6 +31,8 @@ type Field struct {
 	// Unit says how the product reads the value ("requests", "ms", "s",
 	// "Nr/s or Nr/m", "a duration").
 	Unit string
+	// conv turns the spec's value into the product's (toProduct).
+	conv string
 }
 
 // tunable is one field of a family in a format: conv turns the spec's
@@ -87,7 +89,7 @@ func TunableFields(r Rule) []Field {
 	for i, st := range stages {
 		for _, tu := range byFam[st.Name] {
 			if st.Name == "nginx-limit-req" && tu.param == "delay" && paramOr(st, "nodelay", "") == "true" {
-				out = append(out, Field{Name: prefixes[i] + "nodelay", Value: "true", Stage: i, Param: "nodelay", Unit: "true or false"})
+				out = append(out, Field{Name: prefixes[i] + "nodelay", Value: "true", Stage: i, Param: "nodelay", Unit: "true or false", conv: "text"})
 				continue
 			}
 			v, ok := st.Get(tu.param)
@@ -98,7 +100,20 @@ func TunableFields(r Rule) []Field {
 			if err != nil {
 				continue
 			}
-			out = append(out, Field{Name: prefixes[i] + tu.field, Value: pv, Stage: i, Param: tu.param, Unit: convUnit[tu.conv]})
+			out = append(out, Field{Name: prefixes[i] + tu.field, Value: pv, Stage: i, Param: tu.param, Unit: convUnit[tu.conv], conv: tu.conv})
+		}
+		if r.Format == "sentinel" && st.Name == "circuit-breaker" {
+			// DegradeRule's count is the slow response time (grade 0) or
+			// the error ratio or count (1, 2).
+			extra := []tunable{{"count", "threshold", "num"}}
+			if param(st, "strategy") == "slow-ratio" {
+				extra = []tunable{{"count", "max-rt", "ms"}, {"slowRatioThreshold", "threshold", "num"}}
+			}
+			for _, tu := range extra {
+				if pv, err := toProduct(param(st, tu.param), tu.conv); err == nil {
+					out = append(out, Field{Name: prefixes[i] + tu.field, Value: pv, Stage: i, Param: tu.param, Unit: convUnit[tu.conv], conv: tu.conv})
+				}
+			}
 		}
 	}
 	return out
@@ -226,7 +241,7 @@ func SetFor(r Rule, spec string) (map[string]string, error) {
 			if j < 0 {
 				return nil, fmt.Errorf("%s: %s=%s in %s is not a field of the rule the lab can set (its fields are %s)", r.Name, k, wv, want, fieldNames(r))
 			}
-			pv, err := toProduct(wv, convOf(r.Format, hs[i].Name, k))
+			pv, err := toProduct(wv, fields[j].conv)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s=%s: %v", r.Name, k, wv, err)
 			}
@@ -234,16 +249,6 @@ func SetFor(r Rule, spec string) (map[string]string, error) {
 		}
 	}
 	return set, nil
-}
-
-// convOf is the conversion of family's param in format.
-func convOf(format, family, param string) string {
-	for _, tu := range tunables[format][family] {
-		if tu.param == param {
-			return tu.conv
-		}
-	}
-	return "num"
 }
 
 // nginxDelaySet sets the zone's nodelay or delay as st has it.
