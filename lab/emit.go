@@ -15,11 +15,18 @@ import (
 // or, when set is empty, they are the fields that make the rule run as
 // spec (rules.SetFor); the patched file must read back as spec, else
 // nothing is written. Otherwise it is a new file (rules.Emit) named after
-// the rule, or "limit". When the patch spans several files (an nginx
+// the rule, or "limit" (also for a rule whose format has no field to
+// patch, as ingress-nginx's annotations). When the patch spans several files (an nginx
 // zone's rate in an included file), each is written after a comment line
 // naming it.
 func Emit(w io.Writer, format, spec string, rule *rules.Rule, set map[string]string) error {
 	format = strings.ToLower(strings.TrimSpace(format))
+	if rule != nil && (format == "" || format == rule.Format) && len(set) == 0 && len(rules.TunableFields(*rule)) == 0 {
+		// A format whose rules have no field to patch (ingress-nginx's
+		// annotations drive several parameters at once): a new file in
+		// the rule's own format.
+		return rules.Emit(w, rule.Format, spec, rule.Name)
+	}
 	if rule == nil || (format != "" && format != rule.Format) {
 		if format == "" {
 			return fmt.Errorf("--emit needs a format: one of %s", strings.Join(rules.EmitFormatNames(), ", "))

@@ -38,4 +38,13 @@ func TestEmitPatchesTheUsersFile(t *testing.T) {
 	if err := Emit(&b, "", "traefik:average=1", nil, nil); err == nil || !strings.Contains(err.Error(), "needs a format") {
 		t.Errorf("no format, no rule: %v", err)
 	}
+	// ingress-nginx: no field to patch, a new Ingress in its format.
+	ing, err := rules.Load("../examples/rules/ingress.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := Emit(&b, "", "nginx-limit-req:rate=20r/s,burst=60,nodelay=true,zone=5m,key=ip", &ing[1], nil); err != nil || !strings.Contains(b.String(), `limit-rps: "20"`) {
+		t.Errorf("ingress-nginx: %v\n%s", err, b.String())
+	}
 }
