@@ -75,6 +75,11 @@ func PatchFiles(r Rule, set map[string]string) ([]PatchedFile, Rule, error) {
 		}
 	}
 	if r.Format == "nginx" {
+		for _, k := range names {
+			if !plainValue.MatchString(set[k]) {
+				return nil, Rule{}, fmt.Errorf("%s: field %s: %q is not one nginx argument (a number, Nr/s, true or false)", r.Name, k, set[k])
+			}
+		}
 		return patchNginx(r, set, names, len(stages))
 	}
 	data, err := readRulesFile(file)
@@ -447,6 +452,9 @@ func scalarSpan(data []byte, lines []int, v *yaml.Node) (int, int) {
 // valueText writes v as the file wrote the old value: in the same quotes,
 // or bare; a JSON string where a bare word would not be JSON.
 func valueText(v string, style yaml.Style, isJSON bool) string {
+	if style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 && !plainValue.MatchString(v) {
+		style = yaml.DoubleQuotedStyle // never a bare value that YAML or JSON would read as more than one scalar
+	}
 	switch {
 	case style&yaml.DoubleQuotedStyle != 0:
 		return strconv.Quote(v)
@@ -460,6 +468,9 @@ func valueText(v string, style yaml.Style, isJSON bool) string {
 	}
 	return v
 }
+
+// plainValue is a value written bare: a number, a word, a duration.
+var plainValue = regexp.MustCompile(`^[A-Za-z0-9._/+-]+$`)
 
 // insertField adds key: value to the mapping parent, after its last entry.
 func insertField(data []byte, lines []int, parent *yaml.Node, key, value string, isJSON bool) (edit, error) {

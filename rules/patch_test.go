@@ -368,3 +368,60 @@ func TestPatchRefuses(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPatch: whatever value a field is given, Patch either refuses it or
+// changes that field's value only: the other lines stay, and every other
+// rule of the file reads back with the same spec.
+func FuzzPatch(f *testing.F) {
+	files := []string{"../examples/rules/traefik-dynamic.yml", "../examples/rules/sentinel-flow-rules.json", "../examples/rules/kong.yaml", "../examples/rules/spring-application.yml", "../examples/rules/envoy-local.yaml", "../examples/rules/resilience4j.yml", "../examples/rules/nginx.conf"}
+	for i := range files {
+		f.Add(uint8(i), uint8(0), "25")
+	}
+	f.Add(uint8(1), uint8(0), `5, "grade": 0`)
+	f.Add(uint8(1), uint8(0), "0")
+	f.Add(uint8(0), uint8(1), "1s # x")
+	f.Add(uint8(6), uint8(1), "5 nodelay; limit_req zone=login")
+	f.Fuzz(func(t *testing.T, fi, ki uint8, v string) {
+		file := files[int(fi)%len(files)]
+		sets, err := LoadFiles([]string{file}, "", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sets[0].Rules[0]
+		fields := TunableFields(r)
+		fd := fields[int(ki)%len(fields)]
+		out, up, err := PatchFiles(r, map[string]string{fd.Name: v})
+		if err != nil {
+			return
+		}
+		for _, pf := range out {
+			orig, _ := os.ReadFile(pf.File)
+			ol, nl := strings.Split(string(orig), "\n"), strings.Split(string(pf.Data), "\n")
+			p, q := 0, 0
+			for p < min(len(ol), len(nl)) && ol[p] == nl[p] {
+				p++
+			}
+			for q < min(len(ol), len(nl))-p && ol[len(ol)-1-q] == nl[len(nl)-1-q] {
+				q++
+			}
+			diff := max(len(ol), len(nl)) - p - q
+			if diff > 2 {
+				t.Fatalf("%s = %q changed %d lines of %s:\n%s", fd.Name, v, diff, pf.File, pf.Data)
+			}
+		}
+		_ = up
+		if r.Format == "nginx" || len(out) != 1 {
+			return
+		}
+		after, err := Parse(out[0].File, out[0].Data, r.Format)
+		if err != nil {
+			t.Fatalf("%s = %q: the patched file does not read back: %v", fd.Name, v, err)
+		}
+		for _, x := range sets[0].Rules[1:] {
+			k := slices.IndexFunc(after, func(y Rule) bool { return y.Name == x.Name && y.Scope == x.Scope })
+			if k < 0 || after[k].Spec != x.Spec {
+				t.Fatalf("%s = %q on %s changed another rule, %s", fd.Name, v, r.Name, x.Name)
+			}
+		}
+	})
+}
