@@ -86,10 +86,12 @@ func PatchFiles(r Rule, set map[string]string) ([]PatchedFile, Rule, error) {
 	if err != nil {
 		return nil, Rule{}, fmt.Errorf("%s: cannot read the rules file (%s); check the path", file, oneLine(err))
 	}
+	var out []byte
 	if looksTOML(file, data) {
-		return nil, Rule{}, fmt.Errorf("%s: Patch writes YAML and JSON files; set %s in the TOML by hand", file, strings.Join(names, ", "))
+		out, err = patchTOML(r, file, line, data, set, names)
+	} else {
+		out, err = patchTree(r, file, line, data, set, names, stages)
 	}
-	out, err := patchTree(r, file, line, data, set, names, stages)
 	if err != nil {
 		return nil, Rule{}, err
 	}
@@ -507,6 +509,63 @@ func insertField(data []byte, lines []int, parent *yaml.Node, key, value string,
 		text = "\n" + text
 	}
 	return edit{at, at, text}, nil
+}
+
+// --- TOML (Traefik) ---------------------------------------------------------
+
+var (
+	tomlTableRe = regexp.MustCompile(`^\s*\[`)
+	tomlKeyRe    = regexp.MustCompile(`^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s#]+)(.*)$`)
+)
+
+// patchTOML sets the fields in the table whose header is at line (a
+// Traefik [http.middlewares.NAME.rateLimit]): a key's value replaced in
+// its line, quotes kept; a missing key added after the table's last key.
+func patchTOML(r Rule, file string, line int, data []byte, set map[string]string, names []string) ([]byte, error) {
+	lines := strings.SplitAfter(string(data), "\n")
+	if line < 1 || line > len(lines) || !tomlTableRe.MatchString(lines[line-1]) {
+		return nil, fmt.Errorf("%s: no table starts at this line any more; read the file again", r.Source)
+	}
+	end, last := line, line
+	for end < len(lines) && !tomlTableRe.MatchString(lines[end]) {
+		if tomlKeyRe.MatchString(strings.TrimRight(lines[end], "\r\n")) {
+			last = end + 1
+		}
+		end++
+	}
+	var inserts []string
+	for _, name := range names {
+		if strings.Contains(name, ".") {
+			return nil, fmt.Errorf("%s: %s is a nested key; set it in the TOML by hand", file, name)
+		}
+		v := set[name]
+		found := false
+		for i := line; i < end; i++ {
+			m := tomlKeyRe.FindStringSubmatch(strings.TrimRight(lines[i], "\r\n"))
+			if m == nil || m[2] != name {
+				continue
+			}
+			nv := v
+			if strings.HasPrefix(m[4], `"`) || strings.HasPrefix(m[4], "'") || !regexp.MustCompile(`^[0-9.]+$`).MatchString(v) {
+				nv = strconv.Quote(v)
+			}
+			lines[i] = m[1] + m[2] + m[3] + nv + m[5] + lines[i][len(strings.TrimRight(lines[i], "\r\n")):]
+			found = true
+		}
+		if !found {
+			indent := "    "
+			if m := tomlKeyRe.FindStringSubmatch(strings.TrimRight(lines[last-1], "\r\n")); m != nil && last > line {
+				indent = m[1]
+			}
+			nv := v
+			if !regexp.MustCompile(`^[0-9.]+$`).MatchString(v) {
+				nv = strconv.Quote(v)
+			}
+			inserts = append(inserts, indent+name+" = "+nv+"\n")
+		}
+	}
+	out := append(append(append([]string(nil), lines[:last]...), inserts...), lines[last:]...)
+	return []byte(strings.Join(out, "")), nil
 }
 
 // --- nginx -------------------------------------------------------------------

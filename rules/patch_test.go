@@ -123,7 +123,7 @@ func TestPatchRealFiles(t *testing.T) {
 	files, _ := filepath.Glob("../examples/rules/*")
 	real, _ := filepath.Glob("testdata/real/gw-*")
 	files = append(files, real...)
-	files = append(files, "testdata/real/sentinel-go-datasource.json")
+	files = append(files, "testdata/real/traefik-dynamic.toml", "testdata/real/resilience4j-limiters.yml", "testdata/real/sentinel-go-datasource-flow.json", "testdata/real/sentinel-dashboard-entities.json")
 	fieldsSeen, rulesSeen := 0, 0
 	for _, file := range files {
 		if strings.HasSuffix(file, ".golden") || strings.HasSuffix(file, "limits.conf") {
@@ -347,6 +347,32 @@ func TestPatchInserts(t *testing.T) {
 	}
 }
 
+// TestPatchTOML: Traefik's TOML is patched in its table: values in place
+// (quotes kept), missing keys after the table's last key.
+func TestPatchTOML(t *testing.T) {
+	const file = "testdata/real/traefik-dynamic.toml"
+	rs, err := Load(file, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(file)
+	_, b, up, err := Patch(rs[1], map[string]string{"burst": "7", "period": "2m", "average": "9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(string(orig), "    average = 5\n", "    average = 9\n    burst = 7\n    period = \"2m\"\n", 1)
+	if string(b) != want {
+		t.Errorf("patched:\n%s\nwant:\n%s", b, want)
+	}
+	if up.Spec != "traefik:average=9,period=120s,burst=7,key=ip" {
+		t.Errorf("re-read spec %s", up.Spec)
+	}
+	_, b, _, err = Patch(rs[0], map[string]string{"period": "30s"})
+	if err != nil || string(b) != strings.Replace(string(orig), `period = "1m"`, `period = "30s"`, 1) {
+		t.Errorf("period in place: %v\n%s", err, b)
+	}
+}
+
 // TestPatchRefuses: unknown fields, values the product refuses, TOML.
 func TestPatchRefuses(t *testing.T) {
 	rs, err := Load("../examples/rules/traefik-dynamic.yml", "")
@@ -360,6 +386,7 @@ func TestPatchRefuses(t *testing.T) {
 		{map[string]string{"rate": "5"}, `no tunable field "rate"; its fields are average, period, burst`},
 		{map[string]string{"average": "x"}, "average"},
 		{map[string]string{"average": "0"}, "no row"},
+		{map[string]string{"average": "5\nburst: 9"}, "spans lines"},
 		{nil, "no field to set"},
 	} {
 		_, _, _, err := Patch(rs[0], c.set)
