@@ -515,7 +515,7 @@ func insertField(data []byte, lines []int, parent *yaml.Node, key, value string,
 
 var (
 	tomlTableRe = regexp.MustCompile(`^\s*\[`)
-	tomlKeyRe    = regexp.MustCompile(`^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s#]+)(.*)$`)
+	tomlKeyRe   = regexp.MustCompile(`^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s#]+)(.*)$`)
 )
 
 // patchTOML sets the fields in the table whose header is at line (a
