@@ -105,7 +105,7 @@ one with the http block included the others.`,
 	}
 	explain.Flags().StringVar(&opts.Format, "rules-format", "auto", "the files' format: auto or "+strings.Join(rules.Formats, ", "))
 	explain.Flags().StringVar(&opts.NginxPrefix, "nginx-prefix", "", nginxPrefixHelp)
-	cmd.AddCommand(explain, NewCmdRulesLint(io, nil))
+	cmd.AddCommand(explain, NewCmdRulesLint(io, nil), newCmdRulesEmit(io))
 	return cmd
 }
 
@@ -135,4 +135,26 @@ func explainRun(_ context.Context, opts *ExplainOptions) error {
 		}
 	}
 	return nil
+}
+
+// newCmdRulesEmit builds `rules emit`: a spec in a product's own syntax.
+func newCmdRulesEmit(io *IOStreams) *cobra.Command {
+	var format, algo, name string
+	help := "Emit writes SPEC in FORMAT's own syntax, complete enough to paste. The file\nis read back by the lab's reader of that format first: a spec the format\ncannot hold exactly is refused, naming why and the formats that can.\n\nFormats and the specs each holds:\n"
+	for _, f := range rules.EmitFormats() {
+		help += fmt.Sprintf("  %-16s %s\n  %-16s   %s\n", f.Name, f.Product, "", strings.ReplaceAll(f.Families, "\n", "\n                  "))
+	}
+	cmd := &cobra.Command{
+		Use:     "emit --format FORMAT --algo SPEC",
+		Short:   "Write a lab spec as nginx, Sentinel, Envoy, Spring, Traefik, Kong or resilience4j configuration",
+		Long:    help,
+		Example: "  ratelimit-lab rules emit --format nginx --algo nginx-limit-req:rate=10r/s,burst=20,nodelay=true,key=ip --name api\n  ratelimit-lab rules emit --format sentinel --algo leap-array:limit=100 --name GET:/orders",
+		Args:    cobra.NoArgs,
+		RunE:    func(*cobra.Command, []string) error { return rules.Emit(io.Out, format, algo, name) },
+	}
+	cmd.Flags().StringVar(&format, "format", "", "the product's format: "+strings.Join(rules.EmitFormatNames(), ", "))
+	cmd.Flags().StringVar(&algo, "algo", "", "the lab spec to write (a row's spec from run or tune)")
+	cmd.Flags().StringVar(&name, "name", "limit", "the rule's name: the resource, zone, route or middleware")
+	_, _ = cmd.MarkFlagRequired("format"), cmd.MarkFlagRequired("algo")
+	return cmd
 }
