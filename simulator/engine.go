@@ -273,14 +273,15 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 	var ch eventedRow // an evented row (chainrow.go), chosen at the first batch
 	var ca *carryRow  // a row whose decisions may need later arrivals (lookahead.go)
 	var sh *shardRow  // a row decided on several goroutines (shard.go)
-	defer func() {
-		if sh != nil {
-			sh.stop()
+	release := func(b *batch) {
+		if b.refs.Add(-1) == 0 {
+			free <- b
 		}
-	}()
+	}
 	*rw = RowWorkers{Shards: 1}
 	first := true
 	for b := range in {
+		kept := false
 		if err == nil && ctx.Err() == nil {
 			if first {
 				first = false
@@ -312,12 +313,20 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 				err = ch.process(b)
 			case ca != nil:
 				err = ca.process(acc, b, rows)
+			case sh != nil: // the row's shards hold b until it is recorded
+				kept = true
+				err = sh.process(acc, b, rows, release)
 			default:
-				err = process(lim, acc, b, ds, rows, sh)
+				err = process(lim, acc, b, ds, rows)
 			}
 		}
-		if b.refs.Add(-1) == 0 {
-			free <- b
+		if !kept {
+			release(b)
+		}
+	}
+	if sh != nil {
+		if e := sh.finish(acc, rows, release, err == nil && ctx.Err() == nil); err == nil {
+			err = e
 		}
 	}
 	if first && err == nil && ctx.Err() == nil && hasUsers(cfg) {
@@ -350,7 +359,7 @@ func wrapErr(spec, who string, at time.Duration, what, fix string) error {
 
 // process decides one batch: first every decision, timed as a whole, then
 // the bookkeeping.
-func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms.Decision, rows *decisionWriter, sh *shardRow) (err error) {
+func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms.Decision, rows *decisionWriter) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("algorithm %s panicked at arrival %d: %v", lim.Spec(), b.seq, r)
@@ -359,9 +368,7 @@ func process(lim algorithms.Limiter, acc *accumulator, b *batch, ds []algorithms
 	arr := b.arr
 	ds = ds[:len(arr)]
 	t0 := time.Now()
-	if sh != nil {
-		sh.decide(arr, ds)
-	} else if !decideBatch(lim, arr, ds) {
+	if !decideBatch(lim, arr, ds) {
 		if rl, ok := lim.(algorithms.RequestLimiter); ok {
 			var r algorithms.Request
 			for j := range arr {

@@ -3,6 +3,7 @@ package simulator
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
@@ -14,11 +15,11 @@ import (
 // (algorithms.Sharder: the registry's CapShard families with an unbounded
 // table, nginx-limit-req with one unbounded zone, sentinel-param with an
 // unbounded cache) is decided by Workers goroutines: the row's goroutine
-// routes each arrival of a batch to the shard owning its key, every shard
-// decides its own arrivals in arrival order into its own dense slice (no
-// two goroutines write one cache line), and the row's goroutine gathers
-// the decisions back in arrival order before its accumulator takes the
-// batch as it always does. A key's decisions read that key's state only,
+// hands each batch to every shard, each shard decides the arrivals whose
+// key it owns, in arrival order, into dense slices of its own (no two
+// goroutines write one cache line), and the row's goroutine gathers the
+// decisions back in arrival order before its accumulator takes the batch
+// as it always does (while the shards decide the next batch). A key's decisions read that key's state only,
 // so they are the same as on one goroutine; the bookkeeping is unchanged,
 // so every file is byte-identical for every Workers. Every other row is
 // decided on its own goroutine as before, and says why (RowWorkers).
@@ -32,25 +33,46 @@ type RowWorkers struct {
 	Why string
 }
 
-// shardRow decides a row's batches on its shards. Shard 0 runs on the
-// row's goroutine, the others on helpers started once.
+// shardRow decides a row's batches on its shards, one helper goroutine
+// each, started once. The row's goroutine overlaps them with its own
+// work: while the shards decide batch k, it gathers batch k−1's decisions
+// back in arrival order and records them (the accumulator, keys.csv's
+// counters, decisions.csv), so the row holds one batch more than an
+// unsplit row (the pool has eight).
 type shardRow struct {
+	lim    algorithms.Limiter
 	set    algorithms.Shards
 	n      int
-	route  []uint8
-	out    [][]algorithms.Decision
 	jobs   []chan []scenarios.Arrival
 	wg     sync.WaitGroup
+	slots  [2]shardSlot // the batch being decided and the one pending
+	cur    int
 	mu     sync.Mutex
 	panics []string
 }
 
-func newShardRow(set algorithms.Shards, n int) *shardRow {
-	s := &shardRow{set: set, n: n, route: make([]uint8, 0, batchSize), out: make([][]algorithms.Decision, n)}
-	for i := range s.out {
-		s.out[i] = make([]algorithms.Decision, 0, batchSize/n+batchSize/8)
+// shardSlot is one batch's decisions: shard s decided arrivals idx[s], in
+// order, as out[s].
+type shardSlot struct {
+	b   *batch
+	idx [][]int32
+	out [][]algorithms.Decision
+	ds  []algorithms.Decision
+	ns  int64 // wall time from the start of its decisions to their end
+}
+
+func newShardRow(lim algorithms.Limiter, set algorithms.Shards, n int) *shardRow {
+	s := &shardRow{lim: lim, set: set, n: n}
+	for i := range s.slots {
+		sl := &s.slots[i]
+		sl.idx, sl.out = make([][]int32, n), make([][]algorithms.Decision, n)
+		sl.ds = make([]algorithms.Decision, batchSize)
+		for j := range n {
+			sl.idx[j] = make([]int32, 0, batchSize/n+batchSize/8)
+			sl.out[j] = make([]algorithms.Decision, 0, batchSize/n+batchSize/8)
+		}
 	}
-	s.jobs = make([]chan []scenarios.Arrival, n-1)
+	s.jobs = make([]chan []scenarios.Arrival, n)
 	for i := range s.jobs {
 		s.jobs[i] = make(chan []scenarios.Arrival, 1)
 		go func(sh int, in <-chan []scenarios.Arrival) {
@@ -58,36 +80,13 @@ func newShardRow(set algorithms.Shards, n int) *shardRow {
 				s.run(sh, arr)
 				s.wg.Done()
 			}
-		}(i+1, s.jobs[i])
+		}(i, s.jobs[i])
 	}
 	return s
 }
 
-// decide fills ds with the decisions of arr.
-func (s *shardRow) decide(arr []scenarios.Arrival, ds []algorithms.Decision) {
-	s.route = s.route[:len(arr)]
-	var r algorithms.Request
-	for j := range arr {
-		requestOf(&arr[j], &r)
-		s.route[j] = uint8(s.set.Of(&r))
-	}
-	s.wg.Add(s.n - 1)
-	for _, in := range s.jobs {
-		in <- arr
-	}
-	s.run(0, arr)
-	s.wg.Wait()
-	if len(s.panics) > 0 {
-		panic(s.panics[0])
-	}
-	next := make([]int, s.n)
-	for j, sh := range s.route {
-		ds[j] = s.out[sh][next[sh]]
-		next[sh]++
-	}
-}
-
-// run decides shard sh's arrivals of arr, in order, into s.out[sh].
+// run decides shard sh's arrivals of arr, in order, into the current
+// slot. Every shard reads the whole batch and keeps its own arrivals.
 func (s *shardRow) run(sh int, arr []scenarios.Arrival) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -96,23 +95,81 @@ func (s *shardRow) run(sh int, arr []scenarios.Arrival) {
 			s.mu.Unlock()
 		}
 	}()
-	out := s.out[sh][:0]
+	sl := &s.slots[s.cur]
+	idx, out := sl.idx[sh][:0], sl.out[sh][:0]
 	var r algorithms.Request
-	for j, to := range s.route {
-		if int(to) != sh {
+	for j := range arr {
+		requestOf(&arr[j], &r)
+		if s.set.Of(&r) != sh {
 			continue
 		}
-		requestOf(&arr[j], &r)
+		idx = append(idx, int32(j))
 		out = append(out, s.set.DecideOn(sh, arr[j].Clock, &r))
 	}
-	s.out[sh] = out
+	sl.idx[sh], sl.out[sh] = idx, out
 }
 
-// stop ends the helpers.
-func (s *shardRow) stop() {
+// process starts b's decisions, records the batch before it meanwhile,
+// and waits for b's. release returns a batch to the pool once recorded.
+func (s *shardRow) process(acc *accumulator, b *batch, rows *decisionWriter, release func(*batch)) error {
+	sl := &s.slots[s.cur]
+	sl.b = b
+	t0 := time.Now()
+	s.wg.Add(s.n)
+	for _, in := range s.jobs {
+		in <- b.arr
+	}
+	err := s.record(acc, rows, &s.slots[1-s.cur], release)
+	s.wg.Wait()
+	sl.ns = int64(time.Since(t0))
+	if len(s.panics) > 0 {
+		return fmt.Errorf("algorithm %s panicked in batch at arrival %d: %v", s.lim.Spec(), b.seq, s.panics[0])
+	}
+	s.cur = 1 - s.cur
+	return err
+}
+
+// record gathers slot sl's decisions in arrival order, records them and
+// releases its batch; a slot without one does nothing.
+func (s *shardRow) record(acc *accumulator, rows *decisionWriter, sl *shardSlot, release func(*batch)) error {
+	b := sl.b
+	if b == nil {
+		return nil
+	}
+	sl.b = nil
+	defer release(b)
+	ds := sl.ds[:len(b.arr)]
+	for sh := range s.n {
+		out := sl.out[sh]
+		for k, j := range sl.idx[sh] {
+			ds[j] = out[k]
+		}
+	}
+	acc.decideNs += sl.ns
+	acc.decisions += int64(len(b.arr))
+	if err := limiterErr(s.lim); err != nil {
+		return err
+	}
+	return recordDecided(s.lim, acc, b.seq, b.arr, ds, rows)
+}
+
+// finish records the last batch (record is false after an error: the
+// batch is only released) and ends the helpers.
+func (s *shardRow) finish(acc *accumulator, rows *decisionWriter, release func(*batch), record bool) error {
+	var err error
+	if record {
+		err = s.record(acc, rows, &s.slots[1-s.cur], release)
+	}
+	for i := range s.slots {
+		if b := s.slots[i].b; b != nil {
+			release(b)
+			s.slots[i].b = nil
+		}
+	}
 	for _, in := range s.jobs {
 		close(in)
 	}
+	return err
 }
 
 // maxWorkers bounds Config.Workers: a shard number fits a byte.
@@ -129,7 +186,7 @@ func startShards(lim algorithms.Limiter, cfg *Config) (*shardRow, RowWorkers) {
 	if set == nil {
 		return nil, RowWorkers{Shards: 1, Why: why}
 	}
-	return newShardRow(set, cfg.Workers), RowWorkers{Shards: cfg.Workers}
+	return newShardRow(lim, set, cfg.Workers), RowWorkers{Shards: cfg.Workers}
 }
 
 // unsharded is the reason of a row that is not on the fast path.
