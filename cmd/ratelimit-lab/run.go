@@ -61,10 +61,9 @@ rejections under the table (--top N).
 
 --workers N (default: the number of CPUs) decides a per-key row on N
 goroutines, each owning the keys of one hash; every file is byte-identical
-for every N. A row splits when its keys are independent: a key=COLUMN
-spec of a family whose list entry shows "shard" with an unbounded table,
-nginx-limit-req with zone=0 and one key, sentinel-param with
-capacity=unbounded. The others (a shared limiter, a bounded table, a
+for every N. A row splits when its keys are independent ('list' names
+the families): a key=COLUMN spec without capacity=, nginx-limit-req with
+zone=0 and one key, sentinel-param with capacity=unbounded. The others (a shared limiter, a bounded table, a
 chain, a downstream or recorded responses, redis-*) run on one worker;
 with --workers given, a note says which and why.
 
