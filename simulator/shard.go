@@ -68,8 +68,8 @@ func newShardRow(lim algorithms.Limiter, set algorithms.Shards, n int) *shardRow
 		sl.idx, sl.out = make([][]int32, n), make([][]algorithms.Decision, n)
 		sl.ds = make([]algorithms.Decision, batchSize)
 		for j := range n {
-			sl.idx[j] = make([]int32, 0, batchSize/n+batchSize/8)
-			sl.out[j] = make([]algorithms.Decision, 0, batchSize/n+batchSize/8)
+			sl.idx[j] = make([]int32, 0, batchSize/n+64) // append grows a hot shard
+			sl.out[j] = make([]algorithms.Decision, 0, batchSize/n+64)
 		}
 	}
 	s.jobs = make([]chan []scenarios.Arrival, n)
