@@ -184,3 +184,17 @@ func (s keyedShards) Of(r *Request) int {
 func (s keyedShards) DecideOn(_ int, now time.Duration, r *Request) Decision {
 	return s.k.DecideRequest(now, r)
 }
+
+// Shard implements Sharder for the adaptive per-key limiter: refused (its
+// completions come back on one event queue, and its family has no
+// CapShard); without it the embedded Keyed's Shard would split the table
+// its completions are looked up in.
+func (kc *KeyedCompleter) Shard(int) (Shards, string) {
+	return nil, "an adaptive limiter reads completions on one event queue"
+}
+
+// Shard implements Sharder for a chain's per-key stage: refused, a chain
+// checks its stages in turn.
+func (s *keyedStage) Shard(int) (Shards, string) {
+	return nil, "a chain checks its stages in turn, on one event queue"
+}
