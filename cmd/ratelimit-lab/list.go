@@ -141,12 +141,8 @@ func costNote(infos []lab.Info) string {
 func shardNote(infos []lab.Info) string {
 	var names []string
 	for _, a := range infos {
-		switch {
-		case !a.Caps.Has(algorithms.CapShard), a.Name == "nginx-limit-req", a.Name == "sentinel-param":
-		case a.Name == "kong":
-			names = append(names, "kong (without sync-rate)")
-		default:
-			names = append(names, a.Name)
+		if a.Caps.Has(algorithms.CapShard) && a.Name != "nginx-limit-req" && a.Name != "sentinel-param" {
+			names = append(names, strings.Replace(a.Name, "kong", "kong (without sync-rate)", 1))
 		}
 	}
 	return "All cores: run --workers N (default: the CPUs) decides a per-key row by key on N goroutines, with the same files for every N, " +

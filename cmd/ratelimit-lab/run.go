@@ -59,13 +59,11 @@ its capacity holds; a limit that would make servers fractional is refused. Per-k
 key=COLUMN) read a key column of the trace and list their top keys by
 rejections under the table (--top N).
 
---workers N (default: the number of CPUs) decides a per-key row on N
-goroutines, each owning the keys of one hash; every file is byte-identical
-for every N. A row splits when its keys are independent ('list' names
-the families): a key=COLUMN spec without capacity=, nginx-limit-req with
-zone=0 and one key, sentinel-param with capacity=unbounded. The others (a shared limiter, a bounded table, a
-chain, a downstream or recorded responses, redis-*) run on one worker;
-with --workers given, a note says which and why.
+--workers N (default: the CPUs) decides a per-key row by key on N
+goroutines, with byte-identical files for every N, when its keys are
+independent ('list' names the families; no capacity=, nginx zone=0,
+sentinel-param capacity=unbounded); the other rows run on one worker, and
+with --workers given a note says why.
 
 The summary is a table that fits 100 columns (or $COLUMNS): a context line,
 one row per limiter under a short name, then the full specs and any
