@@ -27,6 +27,10 @@ const (
 	// CapCheckToAdd: the spec takes check-to-add=DURATION (its reference
 	// checks and records a pass in two steps).
 	CapCheckToAdd
+	// CapShard: made per-key with an unbounded table, the spec's keys can
+	// be decided on several goroutines at once (run --workers N, shard.go):
+	// a key's decisions read that key's state only.
+	CapShard
 )
 
 var capNames = []struct {
@@ -39,6 +43,7 @@ var capNames = []struct {
 	{CapCost, "cost"},
 	{CapStage, "stage"},
 	{CapCheckToAdd, "check-to-add"},
+	{CapShard, "shard"},
 }
 
 // Has reports whether every capability of want is in c.

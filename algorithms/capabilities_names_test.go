@@ -10,7 +10,7 @@ import (
 // String lists the names comma-separated in one fixed order, whatever
 // order the bits were set in.
 func TestCapsTable(t *testing.T) {
-	all := algorithms.CapKeyColumn | algorithms.CapClosedLoop | algorithms.CapRedis | algorithms.CapCost | algorithms.CapStage | algorithms.CapCheckToAdd
+	all := algorithms.CapKeyColumn | algorithms.CapClosedLoop | algorithms.CapRedis | algorithms.CapCost | algorithms.CapStage | algorithms.CapCheckToAdd | algorithms.CapShard
 	cases := []struct {
 		c    algorithms.Caps
 		want string
@@ -22,18 +22,19 @@ func TestCapsTable(t *testing.T) {
 		{algorithms.CapCost, "cost"},
 		{algorithms.CapStage, "stage"},
 		{algorithms.CapCheckToAdd, "check-to-add"},
+		{algorithms.CapShard, "shard"},
 		{algorithms.CapCheckToAdd | algorithms.CapKeyColumn, "key,check-to-add"},
 		{algorithms.CapStage | algorithms.CapCost | algorithms.CapRedis, "redis,cost,stage"},
-		{all, "key,closed-loop,redis,cost,stage,check-to-add"},
+		{all, "key,closed-loop,redis,cost,stage,check-to-add,shard"},
 	}
 	for _, c := range cases {
 		if got := c.c.String(); got != c.want {
 			t.Errorf("Caps(%b).String() = %q, want %q", c.c, got, c.want)
 		}
 	}
-	// Six distinct bits.
+	// Seven distinct bits.
 	seen := algorithms.Caps(0)
-	for _, c := range cases[1:7] {
+	for _, c := range cases[1:8] {
 		if c.c&(c.c-1) != 0 || seen&c.c != 0 {
 			t.Errorf("%s is not a bit of its own", c.want)
 		}

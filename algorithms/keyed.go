@@ -251,7 +251,7 @@ func (k *Keyed) Rate() float64 { return 0 }
 // states of a limiter with pointers are counted as its StateBytes each).
 func (k *Keyed) StateBytes() int {
 	n := k.table.bytes()
-	if _, boxed := k.table.(*table[Limiter]); boxed {
+	if isBoxed(k.table) {
 		n += k.table.live() * k.proto.StateBytes()
 	}
 	return n
@@ -317,7 +317,7 @@ func (k *Keyed) KeyEvictions(id int32) int32 { return k.table.evictedOf(id + k.e
 // KeyFigures implements KeyReporter.
 func (k *Keyed) KeyFigures() KeyFigures {
 	ev, peak, peakBytes := k.table.figures()
-	if _, boxed := k.table.(*table[Limiter]); boxed {
+	if isBoxed(k.table) {
 		peakBytes += int64(peak * k.proto.StateBytes())
 	}
 	return KeyFigures{Evictions: ev, PeakKeys: peak, PeakStateBytes: peakBytes,

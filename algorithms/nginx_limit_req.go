@@ -61,6 +61,7 @@ type NginxLimitReq struct {
 	shadow       *NginxLimitReq
 	shadowPasses int64
 	hasShadow    bool
+	shards       *nginxShards // set by Shard (shard_keyed.go)
 }
 
 type nginxZone struct {
@@ -150,6 +151,9 @@ func (l *NginxLimitReq) Rate() float64 { return 0 }
 // (key, LRU links, page, excess, last), plus the id index and the slab's
 // page records.
 func (l *NginxLimitReq) StateBytes() int {
+	if l.shards != nil {
+		return l.shards.stateBytes()
+	}
 	n := 0
 	for _, z := range l.zones {
 		n += z.bytes()
@@ -247,6 +251,9 @@ const (
 
 // DecideRequest implements RequestLimiter: ngx_http_limit_req_handler.
 func (l *NginxLimitReq) DecideRequest(now time.Duration, r *Request) Decision {
+	if l.shards != nil {
+		return l.shards.DecideOn(l.shards.Of(r), now, r)
+	}
 	if l.hasShadow {
 		if l.shadow.DecideRequest(now, r).Pass {
 			l.shadowPasses++
@@ -431,6 +438,9 @@ func (l *NginxLimitReq) KeyEvictions(id int32) int32 {
 
 // KeyFigures implements KeyReporter.
 func (l *NginxLimitReq) KeyFigures() KeyFigures {
+	if l.shards != nil {
+		return l.shards.keyFigures()
+	}
 	var f KeyFigures
 	for _, z := range l.zones {
 		f.Evictions += z.slots.evictions

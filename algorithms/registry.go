@@ -187,7 +187,7 @@ func inFamily(family string, ks []kind) []kind {
 
 var coreKinds = []kind{
 	{
-		info: Info{Name: "fixed-window", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count+1 ≤ limit",
+		info: Info{Name: "fixed-window", Caps: CapKeyColumn | CapShard | CapStage | CapCheckToAdd, Family: "windows", Summary: "one counter per window [kW, (k+1)W) from t = 0; pass while count+1 ≤ limit",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
@@ -202,7 +202,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leap-array", Caps: CapKeyColumn | CapCost | CapStage | CapCheckToAdd, Family: "windows", Aliases: []string{"sliding-window"},
+		info: Info{Name: "leap-array", Caps: CapKeyColumn | CapShard | CapCost | CapStage | CapCheckToAdd, Family: "windows", Aliases: []string{"sliding-window"},
 			Summary:   "Sentinel's bucketed sliding window (LeapArray) with DefaultController: QPS grade, reject",
 			Reference: "Alibaba Sentinel 1.8 DefaultController on a StatisticNode; flavor=go: sentinel-golang Direct + Reject"},
 		params: []param{pQPS, pSampleCount, pInterval, pOccupy, pFlavor},
@@ -228,7 +228,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "sliding-log", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Summary: "exact sliding log: pass iff passes in (t − window, t] + 1 ≤ limit",
+		info: Info{Name: "sliding-log", Caps: CapKeyColumn | CapShard | CapStage | CapCheckToAdd, Family: "windows", Summary: "exact sliding log: pass iff passes in (t − window, t] + 1 ≤ limit",
 			Reference: "the definition"},
 		params: []param{pLimit, pWindow,
 			p("history", "10s", "how far back the clock may step and still get exact decisions (memory: about limit·(1+history/window) timestamps)", kindDuration)},
@@ -245,7 +245,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "token-bucket", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
+		info: Info{Name: "token-bucket", Caps: CapKeyColumn | CapShard | CapCost | CapStage, Family: "buckets", Summary: "token bucket that starts full; limit=L is shorthand for rate=L, burst=ceil(L)",
 			Reference: "golang.org/x/time/rate v0.16 NewLimiter(rate, burst).AllowN(t, cost)"},
 		params: []param{
 			p("rate", "", "tokens per second, may be fractional", kindFloat),
@@ -283,7 +283,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "leaky-bucket", Caps: CapKeyColumn | CapCost | CapStage, Family: "Sentinel", Aliases: []string{"throttling"},
+		info: Info{Name: "leaky-bucket", Caps: CapKeyColumn | CapShard | CapCost | CapStage, Family: "Sentinel", Aliases: []string{"throttling"},
 			Summary:   "Sentinel's ThrottlingController: uniform pacing with a bounded queue",
 			Reference: "Alibaba Sentinel 1.8 ThrottlingController (formerly RateLimiterController); flavor=go: sentinel-golang Direct + Throttling"},
 		params: []param{p("limit", "", "requests per interval, may be fractional", kindFloat), pInterval, pMaxQueue, pOccupyIgn, pFlavor},
@@ -307,7 +307,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up", Caps: CapKeyColumn | CapCost | CapStage | CapCheckToAdd, Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
+		info: Info{Name: "warm-up", Caps: CapKeyColumn | CapShard | CapCost | CapStage | CapCheckToAdd, Family: "Sentinel", Summary: "Sentinel's WarmUpController: Guava-style cold start, then reject",
 			Reference: "Alibaba Sentinel 1.8 WarmUpController; flavor=go: sentinel-golang WarmUp + Reject"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pSampleCount, pInterval, pOccupyIgn, pFlavor},
 		build: func(a *args) (Limiter, error) {
@@ -332,7 +332,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "warm-up-rate-limiter", Caps: CapKeyColumn | CapCost | CapStage, Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
+		info: Info{Name: "warm-up-rate-limiter", Caps: CapKeyColumn | CapShard | CapCost | CapStage, Family: "Sentinel", Summary: "Sentinel's WarmUpRateLimiterController: warm-up rate with queueing",
 			Reference: "Alibaba Sentinel 1.8 WarmUpRateLimiterController; flavor=go: sentinel-golang WarmUp + Throttling"},
 		params: []param{pQPS, pWarmUp, pColdFactor, pMaxQueue,
 			p("sample-count", "2", "flavor=go only: buckets of the statistic the warm-up reads", kindInt),
@@ -365,7 +365,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-bursty", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(cost, timeout)",
+		info: Info{Name: "guava-bursty", Caps: CapKeyColumn | CapShard | CapCost | CapStage, Family: "buckets", Summary: "Guava's SmoothBursty: next caller pays, up to max-burst of idle permits stored; tryAcquire(cost, timeout)",
 			Reference: "Guava 33 RateLimiter.create(rate) (SmoothBursty), tryAcquire(permits, timeout) or acquire(permits) for timeout=inf"},
 		params: []param{pRate, p("max-burst", "1s", "seconds of permits an idle limiter stores (maxBurstSeconds)", kindDuration), pGuavaTimeout},
 		build: func(a *args) (Limiter, error) {
@@ -381,7 +381,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "guava-warming-up", Caps: CapKeyColumn | CapCost | CapStage, Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(cost, timeout)",
+		info: Info{Name: "guava-warming-up", Caps: CapKeyColumn | CapShard | CapCost | CapStage, Family: "buckets", Summary: "Guava's SmoothWarmingUp: starts cold, stored permits cost up to cold-factor times the stable interval; tryAcquire(cost, timeout)",
 			Reference: "Guava 33 RateLimiter.create(rate, warmupPeriod) with coldFactor (SmoothWarmingUp), tryAcquire(permits, timeout) or acquire(permits) for timeout=inf"},
 		params: []param{pRate, p("warm-up", "-", "warm-up period (warmupPeriod), required, truncated to whole µs", kindDuration),
 			p("cold-factor", "3", "cold interval / stable interval, larger than 1", kindFloat), pGuavaTimeout},
@@ -402,7 +402,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "uber", Caps: CapKeyColumn | CapStage, Family: "buckets", Summary: "go.uber.org/ratelimit: every request passes and sleeps until its turn, up to slack requests at once after idling",
+		info: Info{Name: "uber", Caps: CapKeyColumn | CapShard | CapStage, Family: "buckets", Summary: "go.uber.org/ratelimit: every request passes and sleeps until its turn, up to slack requests at once after idling",
 			Reference: "go.uber.org/ratelimit v0.3.1 New(rate, WithSlack(slack)).Take(), Per 1 s; wait = the Sleep duration"},
 		params: []param{p("rate", "", "Takes per second, a whole number", kindInt), p("slack", "10", "unspent permissions kept for a burst (0 is WithoutSlack)", kindInt)},
 		build: func(a *args) (Limiter, error) {
@@ -417,7 +417,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "sliding-window-counter", Caps: CapKeyColumn | CapStage | CapCheckToAdd, Family: "windows", Summary: "Cloudflare's approximation: prev·(W − elapsed)/W + curr; pass iff estimate + 1 ≤ limit",
+		info: Info{Name: "sliding-window-counter", Caps: CapKeyColumn | CapShard | CapStage | CapCheckToAdd, Family: "windows", Summary: "Cloudflare's approximation: prev·(W − elapsed)/W + curr; pass iff estimate + 1 ≤ limit",
 			Reference: "the definition (Cloudflare's sliding-window counter, windows aligned at t = 0)"},
 		params: []param{pLimit, pWindow},
 		build: func(a *args) (Limiter, error) {
@@ -432,7 +432,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "seed-ring", Caps: CapKeyColumn | CapStage, Family: "windows", Summary: "seed 002's printed ring of buckets, with its clamp that re-wipes the ring after a long idle gap; pass iff total < limit",
+		info: Info{Name: "seed-ring", Caps: CapKeyColumn | CapShard | CapStage, Family: "windows", Summary: "seed 002's printed ring of buckets, with its clamp that re-wipes the ring after a long idle gap; pass iff total < limit",
 			Reference: "seed 002 §3.1 SlidingWindowRateLimiter, as printed"},
 		params: []param{pLimit, p("window", "1s", "window (window_ms), whole ms", kindDuration), p("buckets", "100", "bucket_count; bucket_ms = window_ms // buckets", kindInt)},
 		build: func(a *args) (Limiter, error) {
@@ -448,7 +448,7 @@ var coreKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "decaying-window", Caps: CapKeyColumn | CapStage, Family: "windows", Summary: "weighted window: older buckets fade by exp(−age/decay); pass iff weighted count + 1 ≤ limit",
+		info: Info{Name: "decaying-window", Caps: CapKeyColumn | CapShard | CapStage, Family: "windows", Summary: "weighted window: older buckets fade by exp(−age/decay); pass iff weighted count + 1 ≤ limit",
 			Reference: "the definition (seed 002 §3.4's weighted window, as docs/algorithms.md defines it)"},
 		params: []param{pLimit, pWindow, p("buckets", "10", "buckets in the window, must divide it", kindInt), p("decay", "500ms", "decay constant", kindDuration)},
 		build: func(a *args) (Limiter, error) {

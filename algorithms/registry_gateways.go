@@ -119,7 +119,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "haproxy", Caps: CapKeyColumn | CapStage,
+		info: Info{Name: "haproxy", Caps: CapKeyColumn | CapShard | CapStage,
 			Summary:   "HAProxy stick-table http_req_rate(period) with `deny if { sc_http_req_rate(0) gt limit }`: a two-period weighted counter that counts denied requests too",
 			Reference: "HAProxy freq_ctr.c (track-sc0, sc_http_req_rate)"},
 		params: []param{
@@ -140,7 +140,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "kong", Caps: CapKeyColumn | CapStage,
+		info: Info{Name: "kong", Caps: CapKeyColumn | CapShard | CapStage,
 			Summary:   "Kong's rate-limiting plugin: fixed UTC calendar windows per second/minute/hour/day/month/year, all checked; policy=redis counts rejected requests; with sync-rate > 0 each of instances nodes counts locally and pushes to Redis on a timer",
 			Reference: "Kong Gateway OSS rate-limiting plugin (handler.lua, policies, timestamp.lua)"},
 		params: []param{
@@ -190,7 +190,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "resilience4j", Caps: CapKeyColumn | CapCost | CapStage,
+		info: Info{Name: "resilience4j", Caps: CapKeyColumn | CapShard | CapCost | CapStage,
 			Summary:   "resilience4j AtomicRateLimiter: limit-for-period permits per refresh-period cycle from creation; a caller waits up to timeout for a later cycle",
 			Reference: "resilience4j AtomicRateLimiter, acquirePermission"},
 		params: []param{
@@ -211,7 +211,7 @@ var gatewayKinds = []kind{
 		},
 	},
 	{
-		info: Info{Name: "bucket4j", Caps: CapKeyColumn | CapCost | CapStage,
+		info: Info{Name: "bucket4j", Caps: CapKeyColumn | CapShard | CapCost | CapStage,
 			Summary:   "Bucket4j local bucket, tryConsume: greedy refill (continuous, integer remainders kept) or intervally (whole refills at creation + k·period)",
 			Reference: "Bucket4j 8 local bucket (LockFreeBucket), tryConsume"},
 		params: []param{

@@ -10,7 +10,7 @@ import (
 // (key=NAME, default key) and keeps one state per key value.
 var keyedKinds = []kind{
 	{
-		info: Info{Name: "nginx-limit-req", Caps: CapKeyColumn | CapStage,
+		info: Info{Name: "nginx-limit-req", Caps: CapKeyColumn | CapShard | CapStage,
 			Summary:   "nginx's limit_req per key: excess in milli-requests, burst, delay/nodelay, a zone that fills (states expire or are forced out); a chain of them is several limit_req in one location",
 			Reference: "nginx ≥ 1.15.7 ngx_http_limit_req_module (current source), zone sized as ngx_slab on 64-bit"},
 		params: []param{
@@ -24,7 +24,7 @@ var keyedKinds = []kind{
 		build: buildNginxLimitReq,
 	},
 	{
-		info: Info{Name: "sentinel-param", Caps: CapKeyColumn | CapCost | CapStage,
+		info: Info{Name: "sentinel-param", Caps: CapKeyColumn | CapShard | CapCost | CapStage,
 			Summary:   "Sentinel's hot-parameter flow control per key: count tokens per duration, refilled only after a whole duration, LRU of values; reject or throttle",
 			Reference: "Alibaba Sentinel 1.8.8+ ParamFlowChecker (QPS grade); flavor=go: sentinel-golang v1.0.4 core/hotspot"},
 		params: []param{

@@ -82,6 +82,7 @@ type SentinelParam struct {
 	shadow       *SentinelParam
 	shadowPasses int64
 	hasShadow    bool
+	shards       *paramShards // set by Shard (shard_keyed.go)
 }
 
 // paramState is one value's entry: the time of the last refill (reject)
@@ -212,6 +213,9 @@ func (p *SentinelParam) Rate() float64 { return 0 }
 // StateBytes implements Limiter: 32 bytes per value held (key, links,
 // last, rest) plus the id index.
 func (p *SentinelParam) StateBytes() int {
+	if p.shards != nil {
+		return p.shards.stateBytes()
+	}
 	return p.slots.bytes() + 4*len(p.itemOf)
 }
 
@@ -296,6 +300,9 @@ func (p *SentinelParam) access(id int32) (slot int32, fresh bool) {
 
 // DecideRequest implements RequestLimiter.
 func (p *SentinelParam) DecideRequest(now time.Duration, r *Request) Decision {
+	if p.shards != nil {
+		return p.shards.DecideOn(p.shards.Of(r), now, r)
+	}
 	if p.hasShadow {
 		if p.shadow.DecideRequest(now, r).Pass {
 			p.shadowPasses++
@@ -383,6 +390,9 @@ func (p *SentinelParam) KeyEvictions(id int32) int32 { return p.slots.evictedOf(
 
 // KeyFigures implements KeyReporter.
 func (p *SentinelParam) KeyFigures() KeyFigures {
+	if p.shards != nil {
+		return p.shards.keyFigures()
+	}
 	return KeyFigures{Evictions: p.slots.evictions, PeakKeys: p.slots.peak, PeakStateBytes: p.peakBytes,
 		ShadowPasses: p.shadowPasses, HasShadow: p.hasShadow}
 }

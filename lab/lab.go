@@ -85,6 +85,11 @@ type Options struct {
 	// how many keys by rejections the table lists for a per-key limiter.
 	Format string
 	Top    int
+	// Workers is how many goroutines decide a per-key row whose keys are
+	// independent (0 or 1: one); the files are the same for every value.
+	// SayWorkers adds a note naming the rows decided on one worker.
+	Workers    int
+	SayWorkers bool
 }
 
 // DefaultOptions are the command's defaults: bins of DefaultBin, a
@@ -119,6 +124,9 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 	}
 	if opts.Top < 0 {
 		return nil, fmt.Errorf("--top must be 0 or more, got %d (0 lists no keys; for example --top 10)", opts.Top)
+	}
+	if err := checkWorkers(opts.Workers); err != nil {
+		return nil, err
 	}
 	thresholds := make([]report.Threshold, len(opts.FailIf))
 	for i, s := range opts.FailIf {
@@ -163,6 +171,7 @@ func NewPlan(ctx context.Context, opts Options) (_ *Plan, err error) {
 		return nil, err
 	}
 	p.opts, p.rs, p.render, p.thresholds, p.labels = opts, rs, render, thresholds, ruleLabels
+	p.cfg.Workers = opts.Workers
 	p.ruleNotes = ruleNotes(imported)
 	defer func() {
 		if err != nil {
@@ -312,6 +321,9 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	}
 	if note := priorityNote(res); note != "" {
 		r.Notes = append(r.Notes, note)
+	}
+	if p.opts.SayWorkers {
+		r.Notes = append(r.Notes, workersNotes(res)...)
 	}
 	if scenarios.StreamColumns(stream).Cost {
 		r.Warnings = append(r.Warnings, costWarnings(p.limiters)...)

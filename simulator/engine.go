@@ -79,6 +79,10 @@ type Config struct {
 	// seeds the limiters that draw random numbers (adaptive.go).
 	Signals algorithms.Signal
 	Seed    uint64
+	// Workers is how many goroutines decide a row whose keys are
+	// independent (shard.go); 0 and 1 decide every row on one. The
+	// result is the same, bit for bit, for every Workers.
+	Workers int
 }
 
 // DefaultConfig returns a Config with the default Bin and Window.
@@ -96,6 +100,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Reorder < 0 {
 		return fmt.Errorf("--reorder must not be negative, got %v", c.Reorder)
+	}
+	if c.Workers < 0 || c.Workers > maxWorkers {
+		return fmt.Errorf("--workers must be between 1 and %d, got %d", maxWorkers, c.Workers)
 	}
 	return nil
 }
@@ -155,6 +162,7 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	accs := make([]*accumulator, n)
 	ins := make([]chan *batch, n)
 	errs := make([]error, n)
+	workers := make([]RowWorkers, n)
 	var wg sync.WaitGroup
 	for i, lim := range limiters {
 		accs[i] = newAccumulator(&cfg)
@@ -168,7 +176,7 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = work(ctx, lim, accs[i], ins[i], free, w, &cfg)
+			errs[i] = work(ctx, lim, accs[i], ins[i], free, w, &cfg, &workers[i])
 			if errs[i] != nil {
 				cancel(errs[i])
 			}
@@ -199,6 +207,9 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 	res := assemble(&cfg, limiters, accs, maxAt, fed)
 	res.RequestedBin = requested
 	res.ClockSteps, res.ClockStepCount = steps.list, steps.n
+	if cfg.Workers > 1 {
+		res.Workers = workers
+	}
 	return res, nil
 }
 
@@ -251,8 +262,9 @@ func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free cha
 	return maxAt, done, nil
 }
 
-// work runs one limiter over the batches it receives.
-func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-chan *batch, free chan<- *batch, w io.Writer, cfg *Config) (err error) {
+// work runs one limiter over the batches it receives, and says in rw how
+// the row was decided.
+func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-chan *batch, free chan<- *batch, w io.Writer, cfg *Config, rw *RowWorkers) (err error) {
 	var rows *decisionWriter
 	if w != nil {
 		rows = newDecisionWriter(w, lim.Spec())
@@ -260,21 +272,39 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 	ds := make([]algorithms.Decision, batchSize)
 	var ch eventedRow // an evented row (chainrow.go), chosen at the first batch
 	var ca *carryRow  // a row whose decisions may need later arrivals (lookahead.go)
+	var sh *shardRow  // a row decided on several goroutines (shard.go)
+	release := func(b *batch) {
+		if b.refs.Add(-1) == 0 {
+			free <- b
+		}
+	}
+	*rw = RowWorkers{Shards: 1}
 	first := true
 	for b := range in {
+		kept := false
 		if err == nil && ctx.Err() == nil {
 			if first {
 				first = false
 				ch = newEventedRow(lim, acc, rows, cfg, b)
 				if ch == nil {
 					ca = newCarryRow(lim)
-				} else if _, carries := lim.(carryDecider); carries {
-					// An evented row decides each arrival when it comes, and this
-					// limiter's decision may wait on later arrivals (a fallback's
-					// local check at T + timeout): not exact there, so refused.
-					name, _, _ := strings.Cut(lim.Spec(), ":")
-					err = fmt.Errorf("%s decides a request only when the arrivals up to its token server's answer are known, which a run with a downstream or recorded responses (rt_ms, error) does not give; replay it without them (a trace of t_ms and keys, or a scenario without downstream)", name)
-					ch = nil
+				}
+				switch {
+				case cfg.Workers <= 1:
+				case ch == nil && ca == nil:
+					sh, *rw = startShards(lim, cfg)
+				default:
+					*rw = unsharded(lim, ch != nil)
+				}
+				if ch != nil {
+					if _, carries := lim.(carryDecider); carries {
+						// An evented row decides each arrival when it comes, and this
+						// limiter's decision may wait on later arrivals (a fallback's
+						// local check at T + timeout): not exact there, so refused.
+						name, _, _ := strings.Cut(lim.Spec(), ":")
+						err = fmt.Errorf("%s decides a request only when the arrivals up to its token server's answer are known, which a run with a downstream or recorded responses (rt_ms, error) does not give; replay it without them (a trace of t_ms and keys, or a scenario without downstream)", name)
+						ch = nil
+					}
 				}
 			}
 			switch {
@@ -283,12 +313,20 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 				err = ch.process(b)
 			case ca != nil:
 				err = ca.process(acc, b, rows)
+			case sh != nil: // the row's shards hold b until it is recorded
+				kept = true
+				err = sh.process(acc, b, rows, release)
 			default:
 				err = process(lim, acc, b, ds, rows)
 			}
 		}
-		if b.refs.Add(-1) == 0 {
-			free <- b
+		if !kept {
+			release(b)
+		}
+	}
+	if sh != nil {
+		if e := sh.finish(acc, rows, release, err == nil && ctx.Err() == nil); err == nil {
+			err = e
 		}
 	}
 	if first && err == nil && ctx.Err() == nil && hasUsers(cfg) {

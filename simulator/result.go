@@ -23,6 +23,9 @@ type Result struct {
 	ClockStepCount int64
 	// Algorithms holds one result per limiter, in the order given.
 	Algorithms []AlgoResult
+	// Workers says, with Config.Workers > 1, how each row was decided
+	// (shard.go); nil otherwise. No file shows it.
+	Workers []RowWorkers
 }
 
 // AlgoResult is one limiter's outcome.

@@ -110,6 +110,10 @@ func listRun(_ context.Context, opts *ListOptions) error {
 		return err
 	}
 	fmt.Fprintln(io.Out)
+	if err := report.WriteWrapped(io.Out, shardNote(lab.Limiters()), io.Width); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Out)
 	replicas := "Replicas: any per-process spec takes replicas=N (N copies behind a load balancer, as ingress-nginx pods, Envoy processes or Kong nodes " +
 		"with the local policy each count on their own), balance=rr|random|hash or route=COLUMN (a trace column naming the replica), and " +
 		"scale=AT:N+AT:N (replicas joining and leaving); summary.json gives each replica's counts and the effective limit (docs/algorithms.md, Replicas)."
@@ -131,6 +135,19 @@ func costNote(infos []lab.Info) string {
 		" (per key or not, alone or as a stage of a chain A+B, each stage with the count as Sentinel's slot chain passes it to every slot)." +
 		" The others count every request as 1 (docs/algorithms.md, Costs, says why for each): " +
 		strings.Join(no, ", ") + "; a run whose trace has a cost column warns once for each such row, and once for each chain with such a stage, naming it."
+}
+
+// shardNote says which rows run --workers splits by key (their Caps).
+func shardNote(infos []lab.Info) string {
+	var names []string
+	for _, a := range infos {
+		if a.Caps.Has(algorithms.CapShard) && a.Name != "nginx-limit-req" && a.Name != "sentinel-param" {
+			names = append(names, strings.Replace(a.Name, "kong", "kong (without sync-rate)", 1))
+		}
+	}
+	return "All cores: run --workers N (default: the CPUs) decides a per-key row by key on N goroutines, with the same files for every N, " +
+		"when its keys are independent: " + strings.Join(names, ", ") + " with key=COLUMN and no capacity=; nginx-limit-req with one key and zone=0; " +
+		"sentinel-param with capacity=unbounded and no items=. The others run on one worker."
 }
 
 // seconds prints a duration as "60s" rather than "1m0s".

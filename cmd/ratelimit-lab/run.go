@@ -59,6 +59,12 @@ its capacity holds; a limit that would make servers fractional is refused. Per-k
 key=COLUMN) read a key column of the trace and list their top keys by
 rejections under the table (--top N).
 
+--workers N (default: the CPUs) decides a per-key row by key on N
+goroutines, with byte-identical files for every N, when its keys are
+independent ('list' names the families; no capacity=, nginx zone=0,
+sentinel-param capacity=unbounded); the other rows run on one worker, and
+with --workers given a note says why.
+
 The summary is a table that fits 100 columns (or $COLUMNS): a context line,
 one row per limiter under a short name, then the full specs and any
 warnings; --wide shows every column. --format json prints summary.json's
@@ -90,6 +96,10 @@ exits with status 4 unless another threshold was crossed.`,
 			sourceFromFlags(&opts.Lab.Source, cmd, args)
 			opts.Lab.Redis.TimeoutSet = cmd.Flags().Changed("redis-timeout")
 			opts.Lab.ToSet = cmd.Flags().Changed("to")
+			opts.Lab.SayWorkers = cmd.Flags().Changed("workers")
+			if opts.Lab.Workers == 0 {
+				opts.Lab.Workers = lab.DefaultWorkers()
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -117,6 +127,7 @@ exits with status 4 unless another threshold was crossed.`,
 	f.StringVar(&o.Redis.URL, "redis", "", "redis-* limiters: a real server redis://HOST:PORT/DB, or lua for the embedded Lua interpreter, instead of the embedded native default")
 	f.DurationVar(&o.Redis.Timeout, "redis-timeout", lab.DefaultRedisTimeout, "--redis redis://...: how long a connection, a write or a reply may take before the run stops with one line")
 	f.IntVar(&o.Top, "top", 10, "per-key limiters: list this many keys by rejections under the table (0: none)")
+	f.IntVar(&o.Workers, "workers", 0, "goroutines deciding a per-key row by key, same files for any N (0: the number of CPUs)")
 	addRulesFlags(cmd, &o.Rules)
 	addProfileFlags(cmd) // --cpuprofile, --memprofile (profile.go)
 	return cmd

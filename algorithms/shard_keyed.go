@@ -1,0 +1,140 @@
+package algorithms
+
+import (
+	"strconv"
+	"time"
+)
+
+// Sharding of the two per-key kinds with their own tables (shard.go):
+// nginx-limit-req with one unbounded zone (zone=0) and sentinel-param
+// with an unbounded cache (capacity=unbounded) and no items=. Shard s of n
+// is a limiter of the same configuration that sees key id as id / n.
+
+// nginxShards are the shards of an NginxLimitReq.
+type nginxShards struct {
+	n     int32
+	col   int
+	parts []*NginxLimitReq
+}
+
+// Shard implements Sharder: one limit_req with an unbounded zone.
+func (l *NginxLimitReq) Shard(n int) (Shards, string) {
+	switch {
+	case n < 2:
+		return nil, "one worker"
+	case len(l.zones) != 1:
+		return nil, "several limit_req zones check each request against several keys' states"
+	case l.zones[0].slab != nil || l.hasShadow:
+		return nil, "its zone (zone=" + formatSize(l.zones[0].cfg.Zone) + ") expires and forces out states in the order of every key's requests"
+	}
+	sh := &nginxShards{n: int32(n), col: l.zones[0].col, parts: make([]*NginxLimitReq, n)}
+	for s := range sh.parts {
+		p, err := NewNginxLimitReq(l.Configs()...)
+		if err != nil {
+			panic("algorithms: nginx shard: " + err.Error())
+		}
+		p.zones[0].col = sh.col
+		if l.name != nil {
+			name, s, n := l.name, int32(s), int32(n)
+			p.name = func(id int32) string { return name(id*n + s) }
+		}
+		sh.parts[s] = p
+	}
+	l.shards = sh
+	return sh, ""
+}
+
+func (sh *nginxShards) Of(r *Request) int {
+	if id := r.Keys[sh.col]; id >= 0 {
+		return int(id % sh.n)
+	}
+	return 0
+}
+
+func (sh *nginxShards) DecideOn(s int, now time.Duration, r *Request) Decision {
+	return sh.parts[s].DecideRequest(now, localRequest(r, sh.col, sh.n))
+}
+
+// localRequest is r with its key column's id made local to its shard.
+func localRequest(r *Request, col int, n int32) *Request {
+	if r.Keys[col] < 0 {
+		return r
+	}
+	l := *r
+	l.Keys[col] /= n
+	return &l
+}
+
+func (sh *nginxShards) stateBytes() int {
+	parts := make([]*keySlots[nginxState], len(sh.parts))
+	for i, p := range sh.parts {
+		parts[i] = &p.zones[0].slots
+	}
+	return mergedBytes(parts)
+}
+
+// keyFigures: an unbounded zone neither expires nor fails an allocation.
+func (sh *nginxShards) keyFigures() KeyFigures {
+	live := 0
+	for _, p := range sh.parts {
+		live += p.zones[0].slots.live
+	}
+	return KeyFigures{PeakKeys: live, PeakStateBytes: int64(sh.stateBytes())}
+}
+
+// paramShards are the shards of a SentinelParam.
+type paramShards struct {
+	n     int32
+	col   int
+	parts []*SentinelParam
+}
+
+// Shard implements Sharder: an unbounded cache without items=.
+func (p *SentinelParam) Shard(n int) (Shards, string) {
+	switch {
+	case n < 2:
+		return nil, "one worker"
+	case p.capacity > 0 || p.hasShadow:
+		return nil, "its cache is bounded (capacity=" + strconv.Itoa(p.capacity) + ") and evicts in the order of every value's requests"
+	case p.itemCount != nil:
+		return nil, "items= resolves value names as they come, in the order of every value's requests"
+	}
+	sh := &paramShards{n: int32(n), col: p.col, parts: make([]*SentinelParam, n)}
+	for s := range sh.parts {
+		q, err := NewSentinelParam(p.cfg)
+		if err != nil {
+			panic("algorithms: sentinel-param shard: " + err.Error())
+		}
+		q.col = p.col
+		sh.parts[s] = q
+	}
+	p.shards = sh
+	return sh, ""
+}
+
+func (sh *paramShards) Of(r *Request) int {
+	if id := r.Keys[sh.col]; id >= 0 {
+		return int(id % sh.n)
+	}
+	return 0
+}
+
+func (sh *paramShards) DecideOn(s int, now time.Duration, r *Request) Decision {
+	return sh.parts[s].DecideRequest(now, localRequest(r, sh.col, sh.n))
+}
+
+func (sh *paramShards) stateBytes() int {
+	parts := make([]*keySlots[paramState], len(sh.parts))
+	for i, p := range sh.parts {
+		parts[i] = &p.slots
+	}
+	return mergedBytes(parts)
+}
+
+func (sh *paramShards) keyFigures() KeyFigures {
+	live := 0
+	for _, p := range sh.parts {
+		live += p.slots.live
+	}
+	return KeyFigures{PeakKeys: live, PeakStateBytes: int64(sh.stateBytes())}
+}
