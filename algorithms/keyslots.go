@@ -88,6 +88,13 @@ func (s *keySlots[T]) insert(id int32) int32 {
 		s.nodes[slot] = slotNode[T]{key: id}
 	} else {
 		slot = int32(len(s.nodes))
+		if len(s.nodes) == cap(s.nodes) {
+			// Double (append grows a large slice by a quarter, copying
+			// the whole table every few thousand keys).
+			nodes := make([]slotNode[T], len(s.nodes), max(2*len(s.nodes), 64))
+			copy(nodes, s.nodes)
+			s.nodes = nodes
+		}
 		s.nodes = append(s.nodes, slotNode[T]{key: id})
 	}
 	if int(id) >= len(s.slotOf) {
