@@ -24,7 +24,15 @@ type keySlots[T any] struct {
 	live, peak int
 	evicted    []int32 // by key id: times the key lost its slot
 	evictions  int64
+	// direct: a table that never removes a slot (an unbounded nginx zone
+	// or Sentinel cache, the shadow twins among them) keeps key id's
+	// slot at nodes[id], with no index and no LRU order (issue 27: one
+	// cache line a lookup instead of two).
+	direct bool
 }
+
+// directLive marks a live node of a direct table in its prev link.
+const directLive = -2
 
 type slotNode[T any] struct {
 	key, prev, next int32
@@ -33,8 +41,20 @@ type slotNode[T any] struct {
 
 func newKeySlots[T any]() keySlots[T] { return keySlots[T]{head: -1, tail: -1} }
 
+// newDirectKeySlots is a table that never removes a slot (see direct):
+// remove, touch and the LRU order are not for it.
+func newDirectKeySlots[T any]() keySlots[T] {
+	return keySlots[T]{head: -1, tail: -1, direct: true}
+}
+
 // lookup returns id's slot, or -1.
 func (s *keySlots[T]) lookup(id int32) int32 {
+	if s.direct {
+		if int(id) < len(s.nodes) && s.nodes[id].prev == directLive {
+			return id
+		}
+		return -1
+	}
 	if int(id) < len(s.slotOf) {
 		return s.slotOf[id] - 1
 	}
@@ -81,6 +101,15 @@ func (s *keySlots[T]) pushHead(slot int32) {
 
 // insert gives id a slot, with a zero state, at the head of the list.
 func (s *keySlots[T]) insert(id int32) int32 {
+	if s.direct {
+		if int(id) >= len(s.nodes) {
+			s.nodes = growNodes(s.nodes, int(id)+1)
+		}
+		s.nodes[id] = slotNode[T]{key: id, prev: directLive}
+		s.live++
+		s.peak = max(s.peak, s.live)
+		return id
+	}
 	var slot int32
 	if n := len(s.free); n > 0 {
 		slot = s.free[n-1]
@@ -132,9 +161,26 @@ func (s *keySlots[T]) evictedOf(id int32) int32 {
 	return 0
 }
 
-// bytes is the table's memory for the live slots and the ids seen.
+// bytes is the table's memory for the live slots and the ids seen (the
+// same figure for a direct table, whose nodes array stands for the
+// index: peak_state_bytes does not depend on the layout).
 func (s *keySlots[T]) bytes() int {
-	return 4*len(s.slotOf) + s.live*int(unsafe.Sizeof(slotNode[T]{})) + 4*len(s.evicted)
+	ids := len(s.slotOf)
+	if s.direct {
+		ids = len(s.nodes)
+	}
+	return 4*ids + s.live*int(unsafe.Sizeof(slotNode[T]{})) + 4*len(s.evicted)
+}
+
+// growNodes extends a direct table's nodes to n (zero: no slot), at least
+// doubling its capacity.
+func growNodes[T any](a []slotNode[T], n int) []slotNode[T] {
+	if n <= cap(a) {
+		return a[:n]
+	}
+	b := make([]slotNode[T], n, max(n, 2*cap(a), 64))
+	copy(b, a)
+	return b
 }
 
 // growInt32 extends a to n entries of 0, at least doubling its capacity.

@@ -113,6 +113,8 @@ func NewNginxLimitReq(cs ...NginxLimitReqConfig) (*NginxLimitReq, error) {
 		}
 		if c.Zone > 0 {
 			z.slab = newNginxSlab(c.Zone)
+		} else {
+			z.slots = newDirectKeySlots[nginxState]() // nothing expires
 		}
 		l.zones = append(l.zones, z)
 	}
