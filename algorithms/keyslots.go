@@ -13,17 +13,21 @@ import (
 // neighbours'). Nothing in it is a pointer (for pointer-free T), so however
 // many keys a run sees, the garbage collector never walks the table.
 //
-// Memory: 4 bytes per key id ever seen (slotOf, and evicted when the
-// limiter evicts), and per live slot 12 bytes of key and links plus T
+// Memory: 8 bytes per key id ever seen (its slot and evictions), and per
+// live slot 12 bytes of key and links plus T
 // (rounded up to T's alignment).
 type keySlots[T any] struct {
-	slotOf     []int32 // by key id: slot+1, 0 when the key has no slot
-	nodes      []slotNode[T]
-	head, tail int32   // most and least recently used slot, -1 when empty
-	free       []int32 // released slots, reused before new ones
-	live, peak int
-	evicted    []int32 // by key id: times the key lost its slot
-	evictions  int64
+	// idx is by key id: the key's slot+1 (0 when it has none) and the
+	// times it lost its slot, side by side, so that an eviction writes
+	// one place (issue 27). idLen and evLen are the ids the index and
+	// the eviction counts cover (max id + 1 inserted, evicted), for bytes.
+	idx          []slotIdx
+	idLen, evLen int
+	nodes        []slotNode[T]
+	head, tail   int32   // most and least recently used slot, -1 when empty
+	free         []int32 // released slots, reused before new ones
+	live, peak   int
+	evictions    int64
 	// direct: a table that never removes a slot (an unbounded nginx zone
 	// or Sentinel cache, the shadow twins among them) keeps key id's
 	// slot at nodes[id], with no index and no LRU order (issue 27: one
@@ -55,8 +59,8 @@ func (s *keySlots[T]) lookup(id int32) int32 {
 		}
 		return -1
 	}
-	if int(id) < len(s.slotOf) {
-		return s.slotOf[id] - 1
+	if int(id) < len(s.idx) {
+		return s.idx[id].slot - 1
 	}
 	return -1
 }
@@ -126,10 +130,11 @@ func (s *keySlots[T]) insert(id int32) int32 {
 		}
 		s.nodes = append(s.nodes, slotNode[T]{key: id})
 	}
-	if int(id) >= len(s.slotOf) {
-		s.slotOf = growInt32(s.slotOf, int(id)+1)
+	if int(id) >= len(s.idx) {
+		s.idx = growIdx(s.idx, int(id)+1)
 	}
-	s.slotOf[id] = slot + 1
+	s.idLen = max(s.idLen, int(id)+1)
+	s.idx[id].slot = slot + 1
 	s.pushHead(slot)
 	s.live++
 	s.peak = max(s.peak, s.live)
@@ -141,22 +146,21 @@ func (s *keySlots[T]) insert(id int32) int32 {
 func (s *keySlots[T]) remove(slot int32, evict bool) {
 	id := s.nodes[slot].key
 	s.unlink(slot)
-	s.slotOf[id] = 0
+	x := &s.idx[id]
+	x.slot = 0
 	s.free = append(s.free, slot)
 	s.live--
 	if evict {
-		if int(id) >= len(s.evicted) {
-			s.evicted = growInt32(s.evicted, int(id)+1)
-		}
-		s.evicted[id]++
+		s.evLen = max(s.evLen, int(id)+1)
+		x.evicted++
 		s.evictions++
 	}
 }
 
 // evictedOf is how many times id lost its slot.
 func (s *keySlots[T]) evictedOf(id int32) int32 {
-	if id >= 0 && int(id) < len(s.evicted) {
-		return s.evicted[id]
+	if id >= 0 && int(id) < len(s.idx) {
+		return s.idx[id].evicted
 	}
 	return 0
 }
@@ -165,11 +169,23 @@ func (s *keySlots[T]) evictedOf(id int32) int32 {
 // same figure for a direct table, whose nodes array stands for the
 // index: peak_state_bytes does not depend on the layout).
 func (s *keySlots[T]) bytes() int {
-	ids := len(s.slotOf)
+	ids := s.idLen
 	if s.direct {
 		ids = len(s.nodes)
 	}
-	return 4*ids + s.live*int(unsafe.Sizeof(slotNode[T]{})) + 4*len(s.evicted)
+	return 4*ids + s.live*int(unsafe.Sizeof(slotNode[T]{})) + 4*s.evLen
+}
+
+type slotIdx struct{ slot, evicted int32 }
+
+// growIdx extends a to n entries of zero, at least doubling its capacity.
+func growIdx(a []slotIdx, n int) []slotIdx {
+	if n <= cap(a) {
+		return a[:n]
+	}
+	b := make([]slotIdx, n, max(n, 2*cap(a), 64))
+	copy(b, a)
+	return b
 }
 
 // growNodes extends a direct table's nodes to n (zero: no slot), at least

@@ -30,6 +30,9 @@ type KeyStat struct {
 	// Over is true when, in some window of the limiter's nominal length,
 	// the key offered more than the nominal limit (see overTracker).
 	Over bool
+	// win is the key's window for Over, beside its counters so that a
+	// request touches one place (issue 27).
+	win overKey
 }
 
 // KeyResult is a keyed row's per-key results.
@@ -67,8 +70,9 @@ type keyStats struct {
 	col   int
 	stats []KeyStat
 	over  overTracker
-	// Users: hurt flags and their own over tracker.
+	// Users: hurt flags and their own windows.
 	userHurt []bool
+	userWin  []overKey
 	userOver overTracker
 	hasUsers bool
 	empty    int64 // requests whose key column was empty
@@ -104,7 +108,7 @@ func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxK
 	s.Requests++
 	c := max(cost, 1)
 	if !s.Over {
-		s.Over = k.over.add(id, at, c)
+		s.Over = k.over.add(&s.win, at, c)
 	}
 	hurt := false
 	switch {
@@ -128,7 +132,10 @@ func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxK
 			n := max(int(user)+1, 2*len(k.userHurt))
 			k.userHurt = append(k.userHurt, make([]bool, n-len(k.userHurt))...)
 		}
-		k.userOver.add(user, at, c)
+		if int(user) >= len(k.userWin) {
+			k.userWin = growOverKeys(k.userWin, int(user)+1)
+		}
+		k.userOver.add(&k.userWin[user], at, c)
 		if hurt {
 			k.userHurt[user] = true
 		}
@@ -175,7 +182,7 @@ func (k *keyStats) result(passed int64) *KeyResult {
 	for u, hurt := range k.userHurt {
 		if hurt {
 			r.UsersHurt++
-			if !k.userOver.isOver(int32(u)) {
+			if u >= len(k.userWin) || k.userWin[u].n >= 0 {
 				r.InnocentUsersHurt++
 			}
 		}
@@ -195,14 +202,14 @@ func (k *keyStats) result(passed int64) *KeyResult {
 // the times of its current window, dropping those w or more before its
 // newest arrival. An id with at most one time in its window (most ids,
 // when a million of them share the traffic) keeps it in its 16-byte
-// entry; only an id with more holds a ring, from a pool of rings by size
+// overKey (in the key's KeyStat, or the users' array); only an id with
+// more holds a ring, from a pool of rings by size
 // (4, 8, 16, ... up to m times), returned to the pool when the id's
 // window falls back to one time or the id is over. So memory follows the
 // ids busy at once, not every id's last m times (issue 27).
 type overTracker struct {
 	m     int32
 	w     int64
-	ids   []overKey
 	rings []overBuf
 	free  [][]int32 // by size class: indexes of free rings
 }
@@ -228,15 +235,12 @@ func newOverTracker(limit float64, w time.Duration) overTracker {
 	return overTracker{m: m, w: int64(w)}
 }
 
-// add records c requests of id at t and reports whether id is over.
-func (o *overTracker) add(id int32, at time.Duration, c int32) bool {
+// add records c requests of the id whose window is k at t and reports
+// whether the id is over.
+func (o *overTracker) add(k *overKey, at time.Duration, c int32) bool {
 	if o.m < 0 {
 		return false
 	}
-	if int(id) >= len(o.ids) {
-		o.ids = growOverKeys(o.ids, int(id)+1)
-	}
-	k := &o.ids[id]
 	if k.n < 0 {
 		return true
 	}
@@ -344,10 +348,6 @@ func growOverKeys(a []overKey, n int) []overKey {
 	b := make([]overKey, n, max(n, 2*cap(a), 256))
 	copy(b, a)
 	return b
-}
-
-func (o *overTracker) isOver(id int32) bool {
-	return int(id) < len(o.ids) && o.ids[id].n < 0
 }
 
 // HasKeys reports whether any row has per-key results.

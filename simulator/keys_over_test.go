@@ -51,6 +51,7 @@ func TestOverTrackerMatchesModel(t *testing.T) {
 		o := newOverTracker(limit, w)
 		m := &overModel{m: int(o.m), w: int64(w), times: map[int32][]int64{}, over: map[int32]bool{}}
 		ids := 1 + r.IntN(40)
+		wins := make([]overKey, ids+2)
 		now := int64(0)
 		quantum := int64(1) // half the traces in whole milliseconds: gaps of exactly the window
 		if tr%2 == 0 {
@@ -72,14 +73,14 @@ func TestOverTrackerMatchesModel(t *testing.T) {
 			if r.IntN(10) == 0 {
 				c = int32(1 + r.IntN(6))
 			}
-			got, want := o.add(id, time.Duration(now), c), m.add(id, now, c)
+			got, want := o.add(&wins[id], time.Duration(now), c), m.add(id, now, c)
 			if got != want {
 				t.Fatalf("trace %d (limit %v, window %v), request %d: id %d at %d cost %d: over %v, the model says %v", tr, limit, w, i, id, now, c, got, want)
 			}
 		}
 		for id := int32(0); id < int32(ids)+2; id++ {
-			if got, want := o.isOver(id), m.over[id]; got != want {
-				t.Fatalf("trace %d: isOver(%d) %v, the model says %v", tr, id, got, want)
+			if got, want := wins[id].n < 0, m.over[id]; got != want {
+				t.Fatalf("trace %d: id %d over %v at the end, the model says %v", tr, id, got, want)
 			}
 		}
 	}
