@@ -13,18 +13,30 @@ import (
 // neighbours'). Nothing in it is a pointer (for pointer-free T), so however
 // many keys a run sees, the garbage collector never walks the table.
 //
-// Memory: 4 bytes per key id ever seen (slotOf, and evicted when the
-// limiter evicts), and per live slot 12 bytes of key and links plus T
+// Memory: 8 bytes per key id ever seen (its slot and evictions), and per
+// live slot 12 bytes of key and links plus T
 // (rounded up to T's alignment).
 type keySlots[T any] struct {
-	slotOf     []int32 // by key id: slot+1, 0 when the key has no slot
-	nodes      []slotNode[T]
-	head, tail int32   // most and least recently used slot, -1 when empty
-	free       []int32 // released slots, reused before new ones
-	live, peak int
-	evicted    []int32 // by key id: times the key lost its slot
-	evictions  int64
+	// idx is by key id: the key's slot+1 (0 when it has none) and the
+	// times it lost its slot, side by side, so that an eviction writes
+	// one place (issue 27). idLen and evLen are the ids the index and
+	// the eviction counts cover (max id + 1 inserted, evicted), for bytes.
+	idx          []slotIdx
+	idLen, evLen int
+	nodes        []slotNode[T]
+	head, tail   int32   // most and least recently used slot, -1 when empty
+	free         []int32 // released slots, reused before new ones
+	live, peak   int
+	evictions    int64
+	// direct: a table that never removes a slot (an unbounded nginx zone
+	// or Sentinel cache, the shadow twins among them) keeps key id's
+	// slot at nodes[id], with no index and no LRU order (issue 27: one
+	// cache line a lookup instead of two).
+	direct bool
 }
+
+// directLive marks a live node of a direct table in its prev link.
+const directLive = -2
 
 type slotNode[T any] struct {
 	key, prev, next int32
@@ -33,10 +45,22 @@ type slotNode[T any] struct {
 
 func newKeySlots[T any]() keySlots[T] { return keySlots[T]{head: -1, tail: -1} }
 
+// newDirectKeySlots is a table that never removes a slot (see direct):
+// remove, touch and the LRU order are not for it.
+func newDirectKeySlots[T any]() keySlots[T] {
+	return keySlots[T]{head: -1, tail: -1, direct: true}
+}
+
 // lookup returns id's slot, or -1.
 func (s *keySlots[T]) lookup(id int32) int32 {
-	if int(id) < len(s.slotOf) {
-		return s.slotOf[id] - 1
+	if s.direct {
+		if int(id) < len(s.nodes) && s.nodes[id].prev == directLive {
+			return id
+		}
+		return -1
+	}
+	if int(id) < len(s.idx) {
+		return s.idx[id].slot - 1
 	}
 	return -1
 }
@@ -81,6 +105,15 @@ func (s *keySlots[T]) pushHead(slot int32) {
 
 // insert gives id a slot, with a zero state, at the head of the list.
 func (s *keySlots[T]) insert(id int32) int32 {
+	if s.direct {
+		if int(id) >= len(s.nodes) {
+			s.nodes = growNodes(s.nodes, int(id)+1)
+		}
+		s.nodes[id] = slotNode[T]{key: id, prev: directLive}
+		s.live++
+		s.peak = max(s.peak, s.live)
+		return id
+	}
 	var slot int32
 	if n := len(s.free); n > 0 {
 		slot = s.free[n-1]
@@ -88,12 +121,20 @@ func (s *keySlots[T]) insert(id int32) int32 {
 		s.nodes[slot] = slotNode[T]{key: id}
 	} else {
 		slot = int32(len(s.nodes))
+		if len(s.nodes) == cap(s.nodes) {
+			// Double (append grows a large slice by a quarter, copying
+			// the whole table every few thousand keys).
+			nodes := make([]slotNode[T], len(s.nodes), max(2*len(s.nodes), 64))
+			copy(nodes, s.nodes)
+			s.nodes = nodes
+		}
 		s.nodes = append(s.nodes, slotNode[T]{key: id})
 	}
-	if int(id) >= len(s.slotOf) {
-		s.slotOf = growInt32(s.slotOf, int(id)+1)
+	if int(id) >= len(s.idx) {
+		s.idx = growIdx(s.idx, int(id)+1)
 	}
-	s.slotOf[id] = slot + 1
+	s.idLen = max(s.idLen, int(id)+1)
+	s.idx[id].slot = slot + 1
 	s.pushHead(slot)
 	s.live++
 	s.peak = max(s.peak, s.live)
@@ -105,29 +146,62 @@ func (s *keySlots[T]) insert(id int32) int32 {
 func (s *keySlots[T]) remove(slot int32, evict bool) {
 	id := s.nodes[slot].key
 	s.unlink(slot)
-	s.slotOf[id] = 0
+	x := &s.idx[id]
+	x.slot = 0
 	s.free = append(s.free, slot)
 	s.live--
 	if evict {
-		if int(id) >= len(s.evicted) {
-			s.evicted = growInt32(s.evicted, int(id)+1)
-		}
-		s.evicted[id]++
+		s.evLen = max(s.evLen, int(id)+1)
+		x.evicted++
 		s.evictions++
 	}
 }
 
 // evictedOf is how many times id lost its slot.
 func (s *keySlots[T]) evictedOf(id int32) int32 {
-	if id >= 0 && int(id) < len(s.evicted) {
-		return s.evicted[id]
+	if id >= 0 && int(id) < len(s.idx) {
+		return s.idx[id].evicted
 	}
 	return 0
 }
 
-// bytes is the table's memory for the live slots and the ids seen.
+// bytes is the table's memory for the live slots and the ids seen (the
+// same figure for a direct table, whose nodes array stands for the
+// index: peak_state_bytes does not depend on the layout).
 func (s *keySlots[T]) bytes() int {
-	return 4*len(s.slotOf) + s.live*int(unsafe.Sizeof(slotNode[T]{})) + 4*len(s.evicted)
+	return 4*s.idsLen() + s.live*int(unsafe.Sizeof(slotNode[T]{})) + 4*s.evLen
+}
+
+// idsLen is how many key ids the table's index covers, as bytes counts
+// them (4 bytes each): max id + 1 inserted (a direct table's nodes).
+func (s *keySlots[T]) idsLen() int {
+	if s.direct {
+		return len(s.nodes)
+	}
+	return s.idLen
+}
+
+type slotIdx struct{ slot, evicted int32 }
+
+// growIdx extends a to n entries of zero, at least doubling its capacity.
+func growIdx(a []slotIdx, n int) []slotIdx {
+	if n <= cap(a) {
+		return a[:n]
+	}
+	b := make([]slotIdx, n, max(n, 2*cap(a), 64))
+	copy(b, a)
+	return b
+}
+
+// growNodes extends a direct table's nodes to n (zero: no slot), at least
+// doubling its capacity.
+func growNodes[T any](a []slotNode[T], n int) []slotNode[T] {
+	if n <= cap(a) {
+		return a[:n]
+	}
+	b := make([]slotNode[T], n, max(n, 2*cap(a), 64))
+	copy(b, a)
+	return b
 }
 
 // growInt32 extends a to n entries of 0, at least doubling its capacity.

@@ -114,6 +114,8 @@ func NewNginxLimitReq(cs ...NginxLimitReqConfig) (*NginxLimitReq, error) {
 		}
 		if c.Zone > 0 {
 			z.slab = newNginxSlab(c.Zone)
+		} else {
+			z.slots = newDirectKeySlots[nginxState]() // nothing expires
 		}
 		l.zones = append(l.zones, z)
 	}
@@ -268,7 +270,10 @@ func (l *NginxLimitReq) DecideRequest(now time.Duration, r *Request) Decision {
 		z := l.zones[n]
 		lim = z
 		id := r.Keys[z.col]
-		if id < 0 || l.keyLen(id) > nginxMaxKeyLen {
+		if id < 0 || (z.slots.lookup(id) < 0 && l.keyLen(id) > nginxMaxKeyLen) {
+			// (A key with a state was not longer: only a new key's
+			// length is read, which keeps the key table's names out of
+			// the hot path.)
 			// ngx_http_limit_req_handler: a zone whose key is empty, or
 			// longer than 65535 bytes (logged), is skipped: not accounted.
 			continue
@@ -339,7 +344,9 @@ func floorDivDur(a, b time.Duration) time.Duration {
 // lookup is ngx_http_limit_req_lookup.
 func (l *NginxLimitReq) lookup(z *nginxZone, id int32, nowMs int64, account bool) (int, int64) {
 	if s := z.slots.lookup(id); s >= 0 {
-		z.slots.touch(s)
+		if z.slab != nil { // an unbounded zone never expires a state: no order to keep
+			z.slots.touch(s)
+		}
 		st := z.slots.at(s)
 		ms := nginxMs(nowMs - st.last)
 		excess := max(0, st.excess-z.rate*ms/1000+1000)

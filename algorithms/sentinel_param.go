@@ -135,6 +135,9 @@ func NewSentinelParam(c SentinelParamConfig) (*SentinelParam, error) {
 		capacity = 0
 	}
 	p := &SentinelParam{cfg: c, count: int64(c.Count), durMs: d * 1000, maxQueue: mq, capacity: capacity, slots: newKeySlots[paramState]()}
+	if capacity == 0 {
+		p.slots = newDirectKeySlots[paramState]() // never evicts
+	}
 	if len(c.Items) > 0 {
 		p.itemCount = make([]int64, 0, len(c.Items))
 		p.itemIndex = map[string]int32{}

@@ -129,8 +129,8 @@ func mergedBytes[T any](parts []*keySlots[T]) int {
 	n := len(parts)
 	total, ids := 0, 0
 	for s, p := range parts {
-		total += p.bytes() - 4*len(p.slotOf)
-		if l := len(p.slotOf); l > 0 {
+		total += p.bytes() - 4*p.idsLen()
+		if l := p.idsLen(); l > 0 {
 			ids = max(ids, (l-1)*n+s+1)
 		}
 	}

@@ -30,6 +30,9 @@ type KeyStat struct {
 	// Over is true when, in some window of the limiter's nominal length,
 	// the key offered more than the nominal limit (see overTracker).
 	Over bool
+	// win is the key's window for Over, beside its counters so that a
+	// request touches one place (issue 27).
+	win overKey
 }
 
 // KeyResult is a keyed row's per-key results.
@@ -67,8 +70,9 @@ type keyStats struct {
 	col   int
 	stats []KeyStat
 	over  overTracker
-	// Users: hurt flags and their own over tracker.
+	// Users: hurt flags and their own windows.
 	userHurt []bool
+	userWin  []overKey
 	userOver overTracker
 	hasUsers bool
 	empty    int64 // requests whose key column was empty
@@ -104,7 +108,7 @@ func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxK
 	s.Requests++
 	c := max(cost, 1)
 	if !s.Over {
-		s.Over = k.over.add(id, at, c)
+		s.Over = k.over.add(&s.win, at, c)
 	}
 	hurt := false
 	switch {
@@ -128,7 +132,10 @@ func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxK
 			n := max(int(user)+1, 2*len(k.userHurt))
 			k.userHurt = append(k.userHurt, make([]bool, n-len(k.userHurt))...)
 		}
-		k.userOver.add(user, at, c)
+		if int(user) >= len(k.userWin) {
+			k.userWin = growOverKeys(k.userWin, int(user)+1)
+		}
+		k.userOver.add(&k.userWin[user], at, c)
 		if hurt {
 			k.userHurt[user] = true
 		}
@@ -175,7 +182,7 @@ func (k *keyStats) result(passed int64) *KeyResult {
 	for u, hurt := range k.userHurt {
 		if hurt {
 			r.UsersHurt++
-			if !k.userOver.isOver(int32(u)) {
+			if u >= len(k.userWin) || k.userWin[u].n >= 0 {
 				r.InnocentUsersHurt++
 			}
 		}
@@ -189,21 +196,35 @@ func (k *keyStats) result(passed int64) *KeyResult {
 // overTracker tells, per id, whether the id ever offered more than m
 // requests within a window of length w: more than m arrivals (a request
 // of cost c counts c times) at times t_i ≤ … ≤ t_j with t_j − t_i < w.
-// m is ⌊limit⌋. It keeps each id's last m times in a ring carved out of
-// one flat arena, grown as the id's requests grow (so an id with r
-// requests holds min(r, m) times, at most twice that with the growth),
-// and forgets them once the id is over.
+// m is ⌊limit⌋. The times of one id never decrease (the engine accounts
+// arrivals in time order), so an id is over exactly when, at one of its
+// arrivals, it already holds m times less than w before it: it keeps only
+// the times of its current window, dropping those w or more before its
+// newest arrival. An id with at most one time in its window (most ids,
+// when a million of them share the traffic) keeps it in its 16-byte
+// overKey (in the key's KeyStat, or the users' array); only an id with
+// more holds a ring, from a pool of rings by size
+// (4, 8, 16, ... up to m times), returned to the pool when the id's
+// window falls back to one time or the id is over. So memory follows the
+// ids busy at once, not every id's last m times (issue 27).
 type overTracker struct {
 	m     int32
 	w     int64
-	ids   []overRing
-	arena []int64
+	rings []overBuf
+	free  [][]int32 // by size class: indexes of free rings
 }
 
-type overRing struct {
-	off           int64
-	cap, n, head  int32
-	over, started bool
+// overKey is an id's window: n times (-1 once over), the one time in t
+// when there is no ring, else the ring rings[ring-1].
+type overKey struct {
+	t       int64
+	ring, n int32
+}
+
+type overBuf struct {
+	t     []int64
+	head  int32
+	class int32
 }
 
 func newOverTracker(limit float64, w time.Duration) overTracker {
@@ -214,53 +235,119 @@ func newOverTracker(limit float64, w time.Duration) overTracker {
 	return overTracker{m: m, w: int64(w)}
 }
 
-// add records c requests of id at t and reports whether id is over.
-func (o *overTracker) add(id int32, at time.Duration, c int32) bool {
+// add records c requests of the id whose window is k at t and reports
+// whether the id is over.
+func (o *overTracker) add(k *overKey, at time.Duration, c int32) bool {
 	if o.m < 0 {
 		return false
 	}
-	if int(id) >= len(o.ids) {
-		n := max(int(id)+1, 2*len(o.ids), 256)
-		o.ids = append(o.ids, make([]overRing, n-len(o.ids))...)
-	}
-	r := &o.ids[id]
-	if r.over {
-		return true
-	}
-	if o.m == 0 {
-		r.over = true
+	if k.n < 0 {
 		return true
 	}
 	t := int64(at)
-	for range c {
-		if r.n == o.m {
-			oldest := o.arena[r.off+int64(r.head)]
-			if t-oldest < o.w {
-				r.over = true
-				return true
-			}
-			o.arena[r.off+int64(r.head)] = t
+	if k.ring == 0 {
+		if k.n == 1 && t-k.t >= o.w {
+			k.n = 0
+		}
+	} else {
+		r := &o.rings[k.ring-1]
+		size := int32(len(r.t))
+		for k.n > 0 && t-r.t[r.head] >= o.w {
 			r.head++
-			if r.head == r.cap {
+			if r.head == size {
 				r.head = 0
 			}
-			continue
+			k.n--
 		}
-		if r.n == r.cap {
-			nc := min(o.m, max(4, 2*r.cap))
-			off := int64(len(o.arena))
-			o.arena = append(o.arena, make([]int64, nc)...)
-			copy(o.arena[off:], o.arena[r.off:r.off+int64(r.n)])
-			r.off, r.cap = off, nc
+		if k.n <= 1 {
+			k.t = r.t[r.head]
+			o.release(k.ring)
+			k.ring = 0
 		}
-		o.arena[r.off+int64(r.n)] = t
-		r.n++
+	}
+	for range c {
+		if k.n >= o.m {
+			// m times in the window before this one: over.
+			if k.ring != 0 {
+				o.release(k.ring)
+				k.ring = 0
+			}
+			k.n = -1
+			return true
+		}
+		o.push(k, t)
 	}
 	return false
 }
 
-func (o *overTracker) isOver(id int32) bool {
-	return int(id) < len(o.ids) && o.ids[id].over
+// push appends t to k's window (k.n < m).
+func (o *overTracker) push(k *overKey, t int64) {
+	if k.ring == 0 {
+		if k.n == 0 {
+			k.t, k.n = t, 1
+			return
+		}
+		k.ring = o.acquire(0)
+		r := &o.rings[k.ring-1]
+		r.t[0], r.t[1], r.head = k.t, t, 0
+		k.n = 2
+		return
+	}
+	r := &o.rings[k.ring-1]
+	size := int32(len(r.t))
+	if k.n == size {
+		nr := o.acquire(r.class + 1)
+		r = &o.rings[k.ring-1] // acquire may have moved the rings
+		n := &o.rings[nr-1]
+		c := copy(n.t, r.t[r.head:])
+		copy(n.t[c:], r.t[:r.head])
+		n.head = 0
+		o.release(k.ring)
+		k.ring = nr
+		r, size = n, int32(len(n.t))
+	}
+	i := r.head + k.n
+	if i >= size {
+		i -= size
+	}
+	r.t[i] = t
+	k.n++
+}
+
+// acquire returns 1 + the index of a free ring of class (min(m, 4<<class)
+// times).
+func (o *overTracker) acquire(class int32) int32 {
+	if int(class) < len(o.free) {
+		if f := o.free[class]; len(f) > 0 {
+			i := f[len(f)-1]
+			o.free[class] = f[:len(f)-1]
+			o.rings[i-1].head = 0
+			return i
+		}
+	}
+	size := int64(4) << class
+	if size > int64(o.m) {
+		size = int64(o.m)
+	}
+	o.rings = append(o.rings, overBuf{t: make([]int64, size), class: class})
+	return int32(len(o.rings))
+}
+
+func (o *overTracker) release(ring int32) {
+	c := o.rings[ring-1].class
+	for int(c) >= len(o.free) {
+		o.free = append(o.free, nil)
+	}
+	o.free[c] = append(o.free[c], ring)
+}
+
+func growOverKeys(a []overKey, n int) []overKey {
+	if n <= cap(a) {
+		return a[:n]
+	}
+	b := make([]overKey, n, max(n, 2*cap(a), 256))
+	copy(b, a)
+	return b
 }
 
 // HasKeys reports whether any row has per-key results.

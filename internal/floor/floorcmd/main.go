@@ -10,6 +10,9 @@
 //	floorcmd gen DIR    write DIR/t.csv and DIR/tk.csv (3,000,000 arrivals,
 //	                    without and with 100,000 keys) and DIR/access.log
 //	                    (1,000,000 combined lines)
+//	floorcmd gen DIR ARRIVALS KEYS
+//	                    the same with ARRIVALS arrivals over KEYS keys
+//	                    (issue 27's per-key run: 10000000 1000000)
 //
 // csv and log print the lines, keys and passes (rate 10/s, burst 20 a key).
 package main
@@ -30,12 +33,23 @@ func main() {
 		poisson(os.Args[2], os.Args[3])
 		return
 	}
-	if len(os.Args) != 3 || (os.Args[1] != "csv" && os.Args[1] != "log" && os.Args[1] != "gen") {
-		fmt.Fprintln(os.Stderr, "usage: floorcmd csv|log FILE, floorcmd gen DIR, or floorcmd poisson LIMIT DURATION")
+	gen3 := len(os.Args) == 5 && os.Args[1] == "gen"
+	if (len(os.Args) != 3 && !gen3) || (os.Args[1] != "csv" && os.Args[1] != "log" && os.Args[1] != "gen") {
+		fmt.Fprintln(os.Stderr, "usage: floorcmd csv|log FILE, floorcmd gen DIR [ARRIVALS KEYS], or floorcmd poisson LIMIT DURATION")
 		os.Exit(2)
 	}
 	if os.Args[1] == "gen" {
-		if err := gen(os.Args[2]); err != nil {
+		n, k := 3_000_000, 100_000
+		if gen3 {
+			var err1, err2 error
+			n, err1 = strconv.Atoi(os.Args[3])
+			k, err2 = strconv.Atoi(os.Args[4])
+			if err1 != nil || err2 != nil || n < 0 || k < 1 {
+				fmt.Fprintf(os.Stderr, "floorcmd: gen %s %s: ARRIVALS must be a count and KEYS one or more, e.g. floorcmd gen DIR 10000000 1000000\n", os.Args[3], os.Args[4])
+				os.Exit(2)
+			}
+		}
+		if err := gen(os.Args[2], n, k); err != nil {
 			fmt.Fprintf(os.Stderr, "floorcmd: %v; check the directory\n", err)
 			os.Exit(1)
 		}
@@ -59,7 +73,7 @@ func main() {
 	fmt.Printf("%d lines, %d keys, %d passed\n", res.Lines, res.Keys, res.Passed)
 }
 
-func gen(dir string) error {
+func gen(dir string, n, keys int) error {
 	create := func(name string) (*os.File, error) { return os.Create(filepath.Join(dir, name)) }
 	t, err := create("t.csv")
 	if err != nil {
@@ -71,7 +85,7 @@ func gen(dir string) error {
 		return err
 	}
 	defer k.Close()
-	if err := floor.WriteTraces(t, k, 3_000_000, 100_000); err != nil {
+	if err := floor.WriteTraces(t, k, n, keys); err != nil {
 		return err
 	}
 	l, err := create("access.log")
