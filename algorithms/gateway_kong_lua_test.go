@@ -152,6 +152,8 @@ func kongLuaCase(t *testing.T, luajit, host, port string, c int) (int, int, bool
 		t.Fatalf("case %d: %v", c, k.err)
 	}
 
+	// KONG_LUA_DUMP=DIR keeps each case's trace, to replay one by hand:
+	// luajit driver.lua . HOST PORT < DIR/caseN.txt (in testdata/kong).
 	if d := os.Getenv("KONG_LUA_DUMP"); d != "" {
 		os.WriteFile(filepath.Join(d, fmt.Sprintf("case%d.txt", c)), in.Bytes(), 0o644)
 	}
