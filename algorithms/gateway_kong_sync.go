@@ -245,16 +245,16 @@ func (k *KongSync) node(r *Request) int {
 // Err reports a route column value that names no node.
 func (k *KongSync) Err() error { return k.err }
 
-// KeyColumns implements KeyColumnUser: the route column, if any.
-func (k *KongSync) KeyColumns() []string {
-	if k.cfg.Route == "" {
-		return nil
-	}
-	return []string{k.cfg.Route}
-}
+// KongSyncRouted is KongSync with route=COLUMN: each arrival runs on
+// the node its column names. It reads a key column, so it cannot be made
+// per-key (key=) as well.
+type KongSyncRouted struct{ *KongSync }
+
+// KeyColumns implements KeyColumnUser: the route column.
+func (k *KongSyncRouted) KeyColumns() []string { return []string{k.cfg.Route} }
 
 // BindKeyColumns implements KeyColumnUser.
-func (k *KongSync) BindKeyColumns(idx []int) error {
+func (k *KongSyncRouted) BindKeyColumns(idx []int) error {
 	if len(idx) > 0 {
 		k.routeIdx = idx[0]
 	}
@@ -262,7 +262,14 @@ func (k *KongSync) BindKeyColumns(idx []int) error {
 }
 
 // BindKeyNames implements KeyNameUser: the route column's values.
-func (k *KongSync) BindKeyNames(name func(id int32) string) { k.keyName = name }
+func (k *KongSyncRouted) BindKeyNames(name func(id int32) string) { k.keyName = name }
+
+// Fresh implements Freshener, keeping the route column's binding.
+func (k *KongSyncRouted) Fresh() Limiter {
+	f := newKongSync(k.cfg)
+	f.routeIdx, f.keyName = k.routeIdx, k.keyName
+	return &KongSyncRouted{f}
+}
 
 // decide is access() for identifier id.
 func (k *KongSync) decide(id int32, now time.Duration, r *Request) Decision {
@@ -438,6 +445,23 @@ func (k *KongSync) KongSyncFigures() (reads, syncs, syncEvals, realtime, beyond 
 	return k.reads, k.syncs, k.syncEvals, k.arrivals * int64(len(k.cfg.units)), k.beyond
 }
 
+// KongSyncOf is the KongSync a row runs: lim itself, or the one plugin
+// behind a kong key=COLUMN row (every key an identifier of it); nil for
+// any other limiter.
+func KongSyncOf(lim Limiter) *KongSync {
+	switch l := lim.(type) {
+	case *KongSync:
+		return l
+	case *KongSyncRouted:
+		return l.KongSync
+	case *Keyed:
+		if t, ok := l.table.(*kongSyncTable); ok {
+			return t.k
+		}
+	}
+	return nil
+}
+
 // Flush runs the timers still pending after the last arrival, as the
 // nodes would: their EVALs then count in KongSyncFigures.
 func (k *KongSync) Flush() { k.runUntil(math.MaxInt64 / 2) }
@@ -455,6 +479,15 @@ func (k *KongSync) RedisCount(unit string, now time.Duration) int64 {
 	}
 	return 0
 }
+
+// Nodes is the number of Kong nodes (instances=).
+func (k *KongSync) Nodes() int { return k.cfg.Instances }
+
+// SyncRate is conf.sync_rate.
+func (k *KongSync) SyncRate() time.Duration { return k.cfg.SyncRate }
+
+// RTT is the round trip to Redis (rtt=).
+func (k *KongSync) RTT() time.Duration { return k.cfg.RTT }
 
 // EpochMs is the Unix ms of virtual time 0.
 func (k *KongSync) EpochMs() int64 { return k.cfg.epoch }
@@ -591,9 +624,6 @@ func (a *args) kongSync(redis bool) (c KongSyncConfig, err error) {
 	if v := strings.TrimSpace(a.str("route")); a.has("route") && v != "none" && v != "(none)" {
 		if v == "" {
 			return c, fmt.Errorf("kong: route= needs a trace column holding each request's node (0 … instances−1), for example route=node")
-		}
-		if a.has("key") {
-			return c, fmt.Errorf("kong: route= with key= is not supported: the per-key table does not read a second column; drop route= (arrival i then runs on node i mod instances)")
 		}
 		c.Route = v
 	}

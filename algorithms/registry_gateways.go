@@ -188,7 +188,11 @@ var gatewayKinds = []kind{
 				return nil, err
 			} else if sc.SyncRate > 0 {
 				sc.Limits = c.Limits
-				return NewKongSync(sc)
+				k, err := NewKongSync(sc)
+				if err != nil || sc.Route == "" {
+					return k, err
+				}
+				return &KongSyncRouted{k}, nil
 			}
 			return NewKong(c)
 		},
