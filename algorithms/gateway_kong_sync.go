@@ -120,7 +120,12 @@ type KongSync struct {
 
 	reads, syncs, syncEvals, arrivals, beyond int64
 	expiredReads                              int64 // reads that found their key past its TTL (tests)
+	pruneAt                                   int   // prune when the maps hold this many entries
 }
+
+// kongPruneMin is the smallest map size at which KongSync prunes the keys
+// no later arrival can touch (prune).
+const kongPruneMin = 4096
 
 type kongSyncParams struct {
 	KongSyncConfig
@@ -274,6 +279,9 @@ func (k *KongSyncRouted) Fresh() Limiter {
 // decide is access() for identifier id.
 func (k *KongSync) decide(id int32, now time.Duration, r *Request) Decision {
 	k.runUntil(now)
+	if len(k.redis)+len(k.passed) >= max(k.pruneAt, kongPruneMin) {
+		k.prune(now)
+	}
 	ni := k.node(r)
 	n := &k.nodes[ni]
 	k.arrivals++
@@ -323,6 +331,29 @@ func (k *KongSync) decide(id int32, now time.Duration, r *Request) Decision {
 	}
 	k.increment(ni, keys[:len(k.cfg.units)], now)
 	return Decision{Pass: true}
+}
+
+// prune drops what no arrival at or after now can read: Redis keys past
+// their expiry (every later command executes at now or later, when such a
+// key counts as gone: dropping it changes nothing) and the pass counts of
+// windows every node's clock has left (a pass is counted at its arrival,
+// on its node's clock, at most skew ahead of true time). Amortized: the
+// next prune waits until the maps have doubled. The clock going back
+// (a step) may then find a key gone that a real Redis would also have
+// expired, or a window's pass count restarted (kong_beyond_limit only).
+func (k *KongSync) prune(now time.Duration) {
+	ms := k.cfg.epoch + floorMs(now)
+	for key, c := range k.redis {
+		if c.expiry < ms {
+			delete(k.redis, key)
+		}
+	}
+	for key := range k.passed {
+		if _, end := kongWindow(key.unit, key.start); end*1000+k.cfg.Skew.Milliseconds()+1 < ms {
+			delete(k.passed, key)
+		}
+	}
+	k.pruneAt = 2 * (len(k.redis) + len(k.passed))
 }
 
 // overLimit reports whether a pass counted in keys (already added to
@@ -385,7 +416,8 @@ func (k *KongSync) runUntil(now time.Duration) {
 		case kongReadReply:
 			n.usage[e.key], n.delta[e.key] = e.value, -1
 			if e.pass {
-				k.increment(e.node, []kongSyncKey{e.key}, key.At)
+				one := [1]kongSyncKey{e.key}
+				k.increment(e.node, one[:], key.At)
 			}
 		case kongSyncReply:
 			clear(n.usage)

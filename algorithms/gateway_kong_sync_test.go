@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -492,5 +493,55 @@ func TestKongSyncRoutedAndKeyedReportFigures(t *testing.T) {
 	}
 	if KongSyncOf(mustNew(t, "kong:second=5,policy=redis,key=user", 0)) != nil {
 		t.Errorf("sync-rate -1 has no sync figures")
+	}
+}
+
+// TestKongSyncPrunesOldWindows: over a long trace the Redis keys past
+// their TTL and the pass counts of windows every node has left are
+// dropped, so the state stays bounded, and the decisions are those of a
+// run that keeps everything.
+func TestKongSyncPrunesOldWindows(t *testing.T) {
+	spec := "kong:second=3,policy=redis,sync-rate=200ms,instances=3,rtt=6ms,skew=300ms"
+	pruned, kept := mustKongSync(t, spec), mustKongSync(t, spec)
+	kept.pruneAt = math.MaxInt
+	rng := rand.New(rand.NewSource(7))
+	at := time.Duration(0)
+	peak := 0
+	for i := range 60000 {
+		at += time.Duration(rng.Intn(40)) * time.Millisecond
+		id := int32(rng.Intn(5))
+		if a, b := pruned.decide(id, at, nil), kept.decide(id, at, nil); a != b {
+			t.Fatalf("arrival %d at %s: pruned %+v, kept %+v", i, at, a, b)
+		}
+		peak = max(peak, len(pruned.redis)+len(pruned.passed))
+	}
+	if a, b := fmt.Sprint(pruned.KongSyncFigures()), fmt.Sprint(kept.KongSyncFigures()); a != b {
+		t.Fatalf("figures pruned %s, kept %s", a, b)
+	}
+	if peak > 4*kongPruneMin || len(kept.redis) < 5000 {
+		t.Fatalf("pruned maps peaked at %d entries, kept ones hold %d Redis keys", peak, len(kept.redis))
+	}
+}
+
+// BenchmarkKongSyncDecide is kong with sync-rate > 0 on BenchmarkDecide's
+// trace (Poisson at 3x the limit of 1000/s), four nodes: the local
+// counters' maps, the timers and the replies on the event queue.
+func BenchmarkKongSyncDecide(b *testing.B) {
+	for _, bc := range []struct{ name, spec string }{
+		{"sync-rate=100ms", "kong:second=1000,policy=redis,sync-rate=100ms,instances=4"},
+		{"sync-rate=100ms,rtt=2ms", "kong:second=1000,policy=redis,sync-rate=100ms,instances=4,rtt=2ms"},
+		{"sync-rate=1s,rtt=2ms", "kong:second=1000,policy=redis,sync-rate=1s,instances=4,rtt=2ms"},
+		{"sync-rate=1s,2-units", "kong:second=1000,minute=50000,policy=redis,sync-rate=1s,instances=4"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			l := mustNew(b, bc.spec, benchLimit)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				l.Decide(benchAt(i))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/decision")
+			b.ReportMetric(float64(l.StateBytes()), "state-bytes")
+		})
 	}
 }
