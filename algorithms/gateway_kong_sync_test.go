@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -94,11 +95,18 @@ func TestKongSyncTimerPhase(t *testing.T) {
 
 func TestKongSyncSpecErrors(t *testing.T) {
 	for spec, want := range map[string]string{
-		"kong:second=5,sync-rate=1s":                          "only be used with policy=redis",
-		"kong:second=5,policy=redis,sync-rate=10ms":           "at least 20ms",
-		"kong:second=5,policy=redis,sync-rate=soon":           "neither -1 nor a duration",
-		"kong:second=5,policy=redis,instances=3":              "instances only applies",
-		"kong:second=5,policy=redis,sync-rate=1s,instances=0": "instances must be 1 to 1024",
+		"kong:second=5,sync-rate=1s":                                "only be used with policy=redis",
+		"kong:second=5,policy=redis,sync-rate=10ms":                 "at least 20ms",
+		"kong:second=5,policy=redis,sync-rate=soon":                 "neither -1 nor a duration",
+		"kong:second=5,policy=redis,instances=3":                    "instances only applies",
+		"kong:second=5,policy=redis,sync-rate=1s,instances=0":       "instances must be 1 to 1024",
+		"kong:second=5,policy=redis,rtt=10ms":                       "rtt only applies",
+		"kong:second=5,policy=redis,skew=10ms":                      "skew only applies",
+		"kong:second=5,policy=redis,route=node":                     "route only applies",
+		"kong:second=5,minute=9,policy=redis,sync-rate=1s,rtt=10ms": "rtt > 0 takes one configured unit",
+		"kong:second=5,policy=redis,sync-rate=1s,rtt=2s":            "under 2s",
+		"kong:second=5,policy=redis,sync-rate=1s,skew=-1ms":         "skew must be 0 or more",
+		"kong:second=5,policy=redis,sync-rate=1s,route=node,key=k":  "cannot be made per-key",
 	} {
 		_, err := New(spec, 0)
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -121,6 +129,50 @@ func TestKongSyncSpecErrors(t *testing.T) {
 	}
 	if _, err := New(k.Spec(), 0); err != nil {
 		t.Errorf("Spec does not parse back: %v", err)
+	}
+	r := mustNew(t, "kong:second=5,policy=redis,sync-rate=1s,instances=3,rtt=10ms,skew=40ms,route=node", 0)
+	if want := "kong:second=5,policy=redis,sync-rate=1s,instances=3,rtt=10ms,skew=40ms,route=node"; r.Spec() != want {
+		t.Errorf("Spec %q, want %q", r.Spec(), want)
+	}
+	if _, err := New(r.Spec(), 0); err != nil {
+		t.Errorf("Spec does not parse back: %v", err)
+	}
+}
+
+// TestKongSyncRouteAndSkew: route= puts each arrival on the node its
+// column names (a value that names none is an error), and skew moves each
+// node's window: with skew=400ms on two nodes, node 0 reads true time −
+// 400 ms and node 1 true time + 400 ms, so at true 700 ms they count in
+// different seconds.
+func TestKongSyncRouteAndSkew(t *testing.T) {
+	l := mustNew(t, "kong:second=1,policy=redis,sync-rate=1s,instances=2,skew=400ms,route=node", 0).(*KongSyncRouted)
+	names := []string{"0", "1", "7"}
+	if err := l.BindKeyColumns([]int{0}); err != nil {
+		t.Fatal(err)
+	}
+	l.BindKeyNames(func(id int32) string { return names[id] })
+	on := func(node int32, at time.Duration) bool {
+		return l.DecideRequest(at, &Request{Keys: [MaxKeyColumns]int32{node}, Cost: 1}).Pass
+	}
+	// Node 0 at true 700 ms reads 300 ms (second 0); node 1 reads 1100 ms
+	// (second 1): each key is new, each passes.
+	if !on(0, 700*time.Millisecond) || !on(1, 700*time.Millisecond) {
+		t.Fatal("the two nodes' first requests, in different seconds, must pass")
+	}
+	// Node 0 again, still in its second 0: its local count is 0 + 0 (the
+	// read's -1 and the pass's +1), so limit 1 − 0 > 0 passes.
+	if !on(0, 800*time.Millisecond) {
+		t.Fatal("node 0's second request passes on its local count (undercount by the read)")
+	}
+	if on(0, 900*time.Millisecond) {
+		t.Fatal("node 0's third request in its second 0 must be rejected")
+	}
+	if l.Err() != nil {
+		t.Fatal(l.Err())
+	}
+	on(2, time.Second)
+	if l.Err() == nil || !strings.Contains(l.Err().Error(), `holds "7"`) {
+		t.Fatalf("a route value naming no node: %v", l.Err())
 	}
 }
 
@@ -351,5 +403,145 @@ func TestKongSyncKeysShareTheNodeTimer(t *testing.T) {
 	}
 	if tab.live() != 2 {
 		t.Fatalf("live=%d, want 2", tab.live())
+	}
+}
+
+// TestKongSyncRTTWorkedExample is docs/algorithms.md's worked example with
+// a round trip: second=5, sync-rate=100ms, two nodes, rtt=20ms (a command
+// executes 10 ms after it is sent, its reply lands 20 ms after). A and B
+// alternate. The replies of two reads in flight on A overwrite each
+// other's cur_delta, and the pass A makes while its sync is in flight is
+// cleared with the tables and never pushed.
+func TestKongSyncRTTWorkedExample(t *testing.T) {
+	k := mustKongSync(t, "kong:second=5,policy=redis,sync-rate=100ms,instances=2,rtt=20ms")
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	steps := []struct {
+		at   int
+		want Decision
+	}{
+		{0, Decision{true, ms(20)}},  // A reads (Redis 0 -> 1 at 10): 0; reply at 20: usage 0, delta -1+1; timer A at 120
+		{5, Decision{true, ms(20)}},  // B reads (1 -> 2 at 15): 1; reply at 25; timer B at 125
+		{10, Decision{true, ms(20)}}, // A: no usage until 20, reads again (2 -> 3 at 20): 2; reply at 30 sets usage 2, delta -1 (A's +1 overwritten), then +1
+		{40, Decision{Pass: true}},   // B: 1 + 0
+		{50, Decision{Pass: true}},   // A: 2 + 0
+		{60, Decision{Pass: true}},   // B: 1 + 1
+		{70, Decision{Pass: true}},   // A: 2 + 1 (A's delta 2)
+		// 120: timer A sends INCRBY 2 (Redis 5 at 130); 125: timer B sends INCRBY 2 (7 at 135)
+		{130, Decision{Pass: true}}, // A: 2 + 2 = 4 < 5, still local (A clears at 140): delta 3, timer A at 230
+		// 140: A's sync reply clears A: the pass at 130 is never pushed; 145: B clears
+		{150, Decision{}}, // B reads (7 -> 8 at 160): 7, rejected; reply at 170 keeps delta -1, no timer
+		{160, Decision{}}, // A reads (8 -> 9 at 170): 8, rejected
+		// 230: timer A pushes A's -1 (Redis 8 at 240)
+	}
+	for i, s := range steps {
+		if got := k.Decide(ms(s.at)); got != s.want {
+			t.Fatalf("step %d at %dms: %+v, want %+v", i, s.at, got, s.want)
+		}
+	}
+	reads, syncs, evals, realtime, beyond := k.KongSyncFigures()
+	if got := k.RedisCount("second", ms(500)); got != 8 {
+		t.Errorf("Redis holds %d at the end, want 8 (8 passes, 5 reads, +2 +2 -1 pushed, A's pass at 130 and B's -1 never)", got)
+	}
+	if reads != 5 || syncs != 3 || evals != 3 || realtime != 10 || beyond != 3 {
+		t.Errorf("figures reads=%d syncs=%d evals=%d realtime=%d beyond=%d, want 5 3 3 10 3", reads, syncs, evals, realtime, beyond)
+	}
+}
+
+// TestKongSyncTimerSleepsWhileSyncRuns: with rtt > sync_rate a timer
+// finds the node's previous sync still running and sleeps
+// ngx.sleep(timeout / 2), 1000 s (the timeout is in ms, ngx.sleep takes
+// seconds), the pending flag kept: the node arms no other timer and keeps
+// counting locally, so it admits everything its stale count allows.
+func TestKongSyncTimerSleepsWhileSyncRuns(t *testing.T) {
+	k := mustKongSync(t, "kong:minute=1000,policy=redis,sync-rate=20ms,instances=1,rtt=30ms")
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	k.Decide(0)      // read, reply at 30: pass; timer at 50
+	k.Decide(ms(40)) // local pass
+	k.Decide(ms(51)) // the timer at 50 sent a sync (reply at 80): local pass, timer at 71
+	// 71: the sync is still running: the timer sleeps 1000 s. 80: the
+	// sync's reply clears the node.
+	k.Decide(ms(100)) // reads again; pass; the timer is pending: none armed
+	for at := 200; at <= 1000; at += 100 {
+		if !k.Decide(ms(at)).Pass {
+			t.Fatalf("at %dms: rejected", at)
+		}
+	}
+	if k.syncs != 1 || k.reads != 2 {
+		t.Fatalf("by 1000ms: %d syncs and %d reads, want 1 and 2 (the timer sleeps 1000 s, the node reads nothing)", k.syncs, k.reads)
+	}
+	k.Decide(999 * time.Second) // still asleep: a new minute's key is read, no sync
+	if k.syncs != 1 || k.reads != 3 {
+		t.Fatalf("at 999s: %d syncs and %d reads, want 1 and 3", k.syncs, k.reads)
+	}
+	k.Decide(1001 * time.Second) // the timer woke at 1000.071 s and synced; a new minute again
+	if k.syncs != 2 || k.reads != 4 {
+		t.Fatalf("at 1001s: %d syncs and %d reads, want 2 and 4", k.syncs, k.reads)
+	}
+}
+
+// TestKongSyncRoutedAndKeyedReportFigures: a key=COLUMN row and a route=
+// row carry the kong_* figures (KongSyncOf finds the plugin).
+func TestKongSyncRoutedAndKeyedReportFigures(t *testing.T) {
+	for _, spec := range []string{
+		"kong:second=5,policy=redis,sync-rate=1s,instances=2,key=user",
+		"kong:second=5,policy=redis,sync-rate=1s,instances=2,route=node",
+	} {
+		l := mustNew(t, spec, 0)
+		if KongSyncOf(l) == nil {
+			t.Errorf("%s: KongSyncOf is nil", spec)
+		}
+	}
+	if KongSyncOf(mustNew(t, "kong:second=5,policy=redis,key=user", 0)) != nil {
+		t.Errorf("sync-rate -1 has no sync figures")
+	}
+}
+
+// TestKongSyncPrunesOldWindows: over a long trace the Redis keys past
+// their TTL and the pass counts of windows every node has left are
+// dropped, so the state stays bounded, and the decisions are those of a
+// run that keeps everything.
+func TestKongSyncPrunesOldWindows(t *testing.T) {
+	spec := "kong:second=3,policy=redis,sync-rate=200ms,instances=3,rtt=6ms,skew=300ms"
+	pruned, kept := mustKongSync(t, spec), mustKongSync(t, spec)
+	kept.pruneAt = math.MaxInt
+	rng := rand.New(rand.NewSource(7))
+	at := time.Duration(0)
+	peak := 0
+	for i := range 60000 {
+		at += time.Duration(rng.Intn(40)) * time.Millisecond
+		id := int32(rng.Intn(5))
+		if a, b := pruned.decide(id, at, nil), kept.decide(id, at, nil); a != b {
+			t.Fatalf("arrival %d at %s: pruned %+v, kept %+v", i, at, a, b)
+		}
+		peak = max(peak, len(pruned.redis)+len(pruned.passed))
+	}
+	if a, b := fmt.Sprint(pruned.KongSyncFigures()), fmt.Sprint(kept.KongSyncFigures()); a != b {
+		t.Fatalf("figures pruned %s, kept %s", a, b)
+	}
+	if peak > 4*kongPruneMin || len(kept.redis) < 5000 {
+		t.Fatalf("pruned maps peaked at %d entries, kept ones hold %d Redis keys", peak, len(kept.redis))
+	}
+}
+
+// BenchmarkKongSyncDecide is kong with sync-rate > 0 on BenchmarkDecide's
+// trace (Poisson at 3x the limit of 1000/s), four nodes: the local
+// counters' maps, the timers and the replies on the event queue.
+func BenchmarkKongSyncDecide(b *testing.B) {
+	for _, bc := range []struct{ name, spec string }{
+		{"sync-rate=100ms", "kong:second=1000,policy=redis,sync-rate=100ms,instances=4"},
+		{"sync-rate=100ms,rtt=2ms", "kong:second=1000,policy=redis,sync-rate=100ms,instances=4,rtt=2ms"},
+		{"sync-rate=1s,rtt=2ms", "kong:second=1000,policy=redis,sync-rate=1s,instances=4,rtt=2ms"},
+		{"sync-rate=1s,2-units", "kong:second=1000,minute=50000,policy=redis,sync-rate=1s,instances=4"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			l := mustNew(b, bc.spec, benchLimit)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				l.Decide(benchAt(i))
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/decision")
+			b.ReportMetric(float64(l.StateBytes()), "state-bytes")
+		})
 	}
 }

@@ -153,6 +153,9 @@ var gatewayKinds = []kind{
 			p("policy", "local", "local (the node's shared dict; rejected requests not counted) or redis (INCR before checking: rejected requests counted)", kindString),
 			p("sync-rate", "-1", "with policy=redis: -1 (INCR in Redis on every request) or DURATION (a number is seconds, at least 20ms): each node counts locally and pushes its deltas every sync-rate (kong_sync)", kindString),
 			p("instances", "1", "with sync-rate > 0: Kong nodes, arrival i on node i mod instances", kindInt),
+			p("rtt", "0s", "with sync-rate > 0: round trip to Redis (a command executes rtt/2 after it is sent; under 2s, one configured unit)", kindDuration),
+			p("skew", "0s", "with sync-rate > 0: node k's clock reads true time − skew + ⌊2·skew·k/(instances−1)⌋", kindDuration),
+			p("route", "none", "with sync-rate > 0: a trace column holding each arrival's node (0 … instances−1); none: node i mod instances", kindString),
 		},
 		build: func(a *args) (Limiter, error) {
 			var c KongConfig
@@ -181,10 +184,15 @@ var gatewayKinds = []kind{
 			if c.Redis, err = a.choice("policy", "local", "redis"); err != nil {
 				return nil, err
 			}
-			if sync, instances, err := a.kongSync(c.Redis); err != nil {
+			if sc, err := a.kongSync(c.Redis); err != nil {
 				return nil, err
-			} else if sync > 0 {
-				return NewKongSync(KongSyncConfig{Limits: c.Limits, SyncRate: sync, Instances: instances})
+			} else if sc.SyncRate > 0 {
+				sc.Limits = c.Limits
+				k, err := NewKongSync(sc)
+				if err != nil || sc.Route == "" {
+					return k, err
+				}
+				return &KongSyncRouted{k}, nil
 			}
 			return NewKong(c)
 		},

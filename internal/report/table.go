@@ -38,6 +38,14 @@ func Table(w io.Writer, r *Report) error {
 			return err
 		}
 	}
+	// Kong's sync_rate rows' Redis traffic (issue 30), under the same names.
+	if kh, krows := r.kongTable(); len(krows) > 0 {
+		kt, kHidden, err := FitTable(kh, krows, fit, r.Wide)
+		if err != nil {
+			return err
+		}
+		redis, redisHidden = append(redis, kt...), append(redisHidden, kHidden...)
+	}
 	var b strings.Builder
 	// The context line breaks between its parts, not inside one.
 	line := ""
@@ -195,6 +203,10 @@ func Markdown(w io.Writer, r *Report) error {
 		b.WriteString("\n")
 		mdTable(&b, rh, rrows)
 	}
+	if kh, krows := r.kongTable(); len(krows) > 0 {
+		b.WriteString("\n")
+		mdTable(&b, kh, krows)
+	}
 	b.WriteString("\nSpecs:\n\n")
 	for i, label := range Labels(r.Result) {
 		fmt.Fprintf(&b, "- %s: `%s`\n", mdCell(label), CompactSpec(r.Result.Algorithms[i].Spec))
@@ -261,6 +273,20 @@ func (r *Report) redisTable() (header []string, rows [][]string) {
 	k := 0
 	for i, a := range r.Result.Algorithms {
 		if a.Redis != nil && k < len(rows) {
+			rows[k][0] = labels[i]
+			k++
+		}
+	}
+	return header, rows
+}
+
+// kongTable is simulator.KongSyncTable under the short row names.
+func (r *Report) kongTable() (header []string, rows [][]string) {
+	header, rows = simulator.KongSyncTable(r.Result)
+	labels := Labels(r.Result)
+	k := 0
+	for i, a := range r.Result.Algorithms {
+		if a.KongSync != nil && k < len(rows) {
 			rows[k][0] = labels[i]
 			k++
 		}
