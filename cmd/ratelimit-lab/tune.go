@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratelimit-lab/ratelimit-lab/internal/progress"
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
@@ -94,6 +92,11 @@ uncertain span G; it writes tune-layers.csv.`,
 	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
 	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
 	addLayersFlag(cmd, opts)
+	f.StringArrayVar(&o.Vary, "vary", nil, "recommend a configuration: vary this parameter of --algo (or of the --rules row): NAME=A..B, A..B/STEP, A..B~N (log-spaced), a,b,c (docs/recommend.md)")
+	f.StringVar(&o.Algo, "algo", "", "with --vary: the spec whose parameters vary")
+	f.StringArrayVar(&o.Goals, "goal", nil, "with --vary: a constraint in --fail-if's grammar that must hold (users_hurt<=0, rt_p99<=200ms), or the objective (max passed, min keys_hurt)")
+	f.IntVar(&o.MaxRuns, "max-runs", lab.DefaultMaxRuns, "with --vary: the most points to run")
+	f.IntVar(&o.Workers, "workers", 0, "with --vary: points run side by side (default: every CPU); the output is the same for any number")
 	addProfileFlags(cmd) // --cpuprofile, --memprofile (profile.go)
 	return cmd
 }
@@ -101,6 +104,8 @@ uncertain span G; it writes tune-layers.csv.`,
 func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if opts.Layers {
 		return tuneLayersRun(ctx, opts)
+	} else if len(opts.Lab.Vary) > 0 {
+		return recommendRun(ctx, opts)
 	}
 	plan, err := lab.NewTunePlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 	if err != nil {
@@ -112,9 +117,20 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := tune.WriteSummary(opts.IO.Out, opts.IO.Width); err != nil {
+	return tune.Print(opts.IO.Out, opts.IO.Width)
+}
+
+// recommendRun is tune --vary: the search and its files in lab.
+func recommendRun(ctx context.Context, opts *TuneOptions) error {
+	plan, err := lab.NewRecommendPlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "wrote %s/{%s}\n", filepath.ToSlash(tune.Dir), strings.Join(tune.Files, ","))
-	return tune.WriteTarget(opts.IO.Out, opts.IO.Width)
+	defer plan.Close()
+	bar := progress.NewPoints(opts.IO.ErrOut, opts.IO.ErrTTY && !opts.Quiet, opts.IO.Width)
+	rec, err := plan.Execute(ctx, lab.RecommendHooks{Point: bar.Update, Finished: bar.Finish}, opts.IO.ErrOut, opts.IO.Width)
+	if err != nil {
+		return err
+	}
+	return rec.Print(opts.IO.Out, opts.IO.Width)
 }
