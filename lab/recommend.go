@@ -168,8 +168,10 @@ type ProductParam struct {
 
 // ProductParams are the product field names --vary takes besides the lab
 // names (which it always takes). nginx's rate and burst are already the
-// names of nginx-limit-req's parameters.
+// names of nginx-limit-req's parameters (a rate given as a number is
+// per second). A unit is appended only to a value that is a number.
 var ProductParams = []ProductParam{
+	{"nginx-limit-req", "rate", "rate", "r/s"},
 	{"leap-array", "count", "limit", ""},
 	{"leaky-bucket", "count", "limit", ""},
 	{"warm-up", "count", "limit", ""},
@@ -198,9 +200,10 @@ var permissive = map[string]int{
 }
 
 // moreThrough are the metrics that grow (+1) or shrink (-1) as a limiter
-// lets more through.
+// lets more through. The overshoot is not one: it is divided by the
+// limit, which the parameter may change.
 var moreThrough = map[string]int{
-	"passed": 1, "pass_ratio": 1, "pass_pct": 1, "max_window_passed": 1, "overshoot": 1, "peak_bin_passed": 1,
+	"passed": 1, "pass_ratio": 1, "pass_pct": 1, "max_window_passed": 1, "peak_bin_passed": 1,
 	"blocked": -1, "keys_hurt": -1, "innocent_keys_hurt": -1, "users_hurt": -1, "innocent_users_hurt": -1,
 }
 
@@ -413,7 +416,10 @@ func resolveAxis(v VaryParam, base spec.Spec) (axis, error) {
 	c := cands[0]
 	a.stage, a.param = c.stage, c.param
 	for _, s := range v.Values {
-		a.values = append(a.values, s+c.unit)
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			s += c.unit
+		}
+		a.values = append(a.values, s)
 	}
 	return a, nil
 }
@@ -776,6 +782,26 @@ func (s *searcher) bisect(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
+	// The objective is best at the end it prefers; ties go to the
+	// smaller values, so when that is the upper end, find the first
+	// value from which the objective is already that good (a suffix,
+	// the objective being monotone).
+	if o := r.objective; o != nil && lo < hi && (direction(a.param, o.Field) > 0) == o.Maximize {
+		top := s.ran[hi].Metrics[o.Field]
+		L, H := lo-1, hi // objective below top on [.., L], equal from H
+		for H-L > 1 {
+			mid := L + (H-L)/2
+			p, err := s.at(ctx, mid)
+			if err != nil {
+				return nil, err
+			}
+			if p.Metrics[o.Field] == top {
+				H = mid
+			} else {
+				L = mid
+			}
+		}
+	}
 	var assumed []string
 	for _, g := range r.goals {
 		assumed = append(assumed, g.Field)
@@ -785,9 +811,9 @@ func (s *searcher) bisect(ctx context.Context) ([]string, error) {
 	}
 	ran := len(s.ran)
 	notes := []string{fmt.Sprintf("bisection on %s: %s assumed monotone in %s (%s); %d of %d points run, the assumption holds on them",
-		a.Name, strings.Join(assumed, ", "), a.Name, directionWords(a.param, assumed), ran, n)}
+		a.Label, strings.Join(assumed, ", "), a.Label, directionWords(a.param, assumed), ran, n)}
 	if bad := s.violation(assumed); bad != "" {
-		notes[0] = fmt.Sprintf("bisection on %s assumed %s monotone in %s, but %s", a.Name, strings.Join(assumed, ", "), a.Name, bad)
+		notes[0] = fmt.Sprintf("bisection on %s assumed %s monotone in %s, but %s", a.Label, strings.Join(assumed, ", "), a.Label, bad)
 		idx := spread(n, r.opts.MaxRuns)
 		if len(idx) < n {
 			notes = append(notes, fmt.Sprintf("falling back to the grid: %d of its %d points, evenly spread, within --max-runs %d", len(idx), n, r.opts.MaxRuns))
@@ -817,7 +843,7 @@ func (s *searcher) violation(metrics []string) string {
 			x, ok1 := p.Metrics[m]
 			y, ok2 := q.Metrics[m]
 			if ok1 && ok2 && float64(d)*(y-x) < 0 {
-				return fmt.Sprintf("%s goes from %s at %s=%s to %s at %s=%s", m, p.Raw[m], a.Name, p.Params[0], q.Raw[m], a.Name, q.Params[0])
+				return fmt.Sprintf("%s goes from %s at %s=%s to %s at %s=%s", m, p.Raw[m], a.Label, p.Params[0], q.Raw[m], a.Label, q.Params[0])
 			}
 		}
 	}
@@ -900,7 +926,7 @@ func (r *RecommendPlan) describe(p *Point) string {
 func (r *RecommendPlan) assignment(p *Point) string {
 	s := make([]string, len(r.axes))
 	for k, a := range r.axes {
-		s[k] = a.Name + "=" + p.Params[k]
+		s[k] = a.Label + "=" + p.Params[k]
 	}
 	return strings.Join(s, ",")
 }
@@ -956,3 +982,5 @@ func (r *RecommendPlan) front(pts []*Point) {
 		}
 	}
 }
+
+func splitSpec(s string) spec.Spec { return spec.Split(s) }

@@ -99,7 +99,7 @@ func (r *RecommendPlan) Search(ctx context.Context, h RecommendHooks) (*Recommen
 	rec := &Recommendation{Scenario: r.p.src.Name, Base: r.base, Rule: r.rule, Points: pts, Notes: notes,
 		Goals: r.goals, Objective: r.objective, Grid: r.size, Dir: r.p.out, plan: r}
 	for _, a := range r.axes {
-		rec.Names = append(rec.Names, a.Name)
+		rec.Names = append(rec.Names, a.Label)
 	}
 	feasible := 0
 	for _, p := range pts {
@@ -243,7 +243,8 @@ func (rec *Recommendation) columns() []string {
 		cols = append(cols, o.Field)
 	}
 	for _, f := range report.SummaryFields() {
-		if slices.Contains(cols, f) {
+		// A metric named as a --vary (the limiter's rate) would read as it.
+		if slices.Contains(cols, f) || slices.Contains(rec.Names, f) {
 			continue
 		}
 		for _, p := range rec.Points {

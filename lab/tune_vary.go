@@ -19,6 +19,8 @@ type VaryParam struct {
 	// parameter (burst, sample-count) or a product's field name
 	// (maxqueueingtimems, see ProductParams).
 	Name string
+	// Label is the name as written (maxQueueingTimeMs), for the table.
+	Label string
 	// Stage is the 1-based stage of a chain when written N.NAME, else 0.
 	Stage int
 	// Values are the values as they go into the spec; Num their numbers
@@ -46,15 +48,17 @@ const varyHelp = "write NAME=A..B (whole numbers, step 1), NAME=A..B/STEP, NAME=
 // stage N of a chain. Numeric values are sorted ascending, repeats
 // dropped; errors are one line with the fix.
 func ParseVary(s string) (VaryParam, error) {
-	name, rhs, ok := strings.Cut(s, "=")
-	name, rhs = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(rhs)
+	label, rhs, ok := strings.Cut(s, "=")
+	label, rhs = strings.TrimSpace(label), strings.TrimSpace(rhs)
+	name := strings.ToLower(label)
 	m := varyNameRE.FindStringSubmatch(name)
 	if !ok || m == nil || rhs == "" {
 		return VaryParam{}, fmt.Errorf("--vary %q is not NAME=VALUES; %s", s, varyHelp)
 	}
-	v := VaryParam{Text: strings.TrimSpace(s), Name: m[2]}
+	v := VaryParam{Text: strings.TrimSpace(s), Name: m[2], Label: label}
 	if m[1] != "" {
 		v.Stage, _ = strconv.Atoi(m[1])
+		v.Label = label[len(m[1])+1:]
 	}
 	var err error
 	if a, b, isRange := strings.Cut(rhs, ".."); isRange {
@@ -93,11 +97,11 @@ func parseValue(s string) (value, bool) {
 }
 
 func (v *VaryParam) parseRange(s, a, b string) error {
-	b, step, hasStep := strings.Cut(b, "/")
-	b, count, hasCount := strings.Cut(b, "~")
-	if hasStep && hasCount {
+	if strings.Contains(b, "/") && strings.Contains(b, "~") {
 		return fmt.Errorf("--vary %q has both /STEP and ~N; %s", s, varyHelp)
 	}
+	b, step, hasStep := strings.Cut(b, "/")
+	b, count, hasCount := strings.Cut(b, "~")
 	lo, ok1 := parseValue(a)
 	hi, ok2 := parseValue(strings.TrimSpace(b))
 	if !ok1 || !ok2 {
