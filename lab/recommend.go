@@ -16,6 +16,7 @@ import (
 
 	"github.com/ratelimit-lab/ratelimit-lab/internal/report"
 	"github.com/ratelimit-lab/ratelimit-lab/internal/suggest"
+	"github.com/ratelimit-lab/ratelimit-lab/registry"
 	"github.com/ratelimit-lab/ratelimit-lab/rules"
 	"github.com/ratelimit-lab/ratelimit-lab/simulator"
 	"github.com/ratelimit-lab/ratelimit-lab/spec"
@@ -264,6 +265,9 @@ func NewRecommendPlan(ctx context.Context, opts TuneOptions, notes io.Writer, wi
 		}
 		r.goals = append(r.goals, g)
 	}
+	if len(r.goals) == 0 && r.objective == nil {
+		return nil, fmt.Errorf("tune --vary needs at least one --goal: a constraint (--goal 'users_hurt<=0') or an objective (--goal 'max passed')")
+	}
 	if err := r.pickBase(notes, width); err != nil {
 		return nil, err
 	}
@@ -293,13 +297,6 @@ func NewRecommendPlan(ctx context.Context, opts TuneOptions, notes io.Writer, wi
 	if len(r.axes) == 0 {
 		return nil, errors.New("tune --vary needs at least one parameter to vary, for example --vary burst=0..100/10")
 	}
-	// The first and last points check the spec's names and values
-	// before anything runs.
-	for _, i := range []int{0, r.size - 1} {
-		if err := checkSpec(r.spec(r.coords(i))); err != nil {
-			return nil, fmt.Errorf("tune --vary: %s: %v", r.spec(r.coords(i)), err)
-		}
-	}
 	var window = opts.Window
 	if !opts.WindowSet {
 		window = DefaultWindow
@@ -319,6 +316,13 @@ func NewRecommendPlan(ctx context.Context, opts TuneOptions, notes io.Writer, wi
 		}
 	}
 	r.p = p
+	// The first point is built above; the last checks the values' far
+	// end before anything runs.
+	if last := r.spec(r.coords(r.size - 1)); r.size > 1 {
+		if err := registry.Check(last, p.src.Limit); err != nil {
+			return nil, fmt.Errorf("tune --vary: %s: %v", last, err)
+		}
+	}
 	if !r.bisects() && r.size > opts.MaxRuns {
 		return nil, fmt.Errorf("the grid of --vary has %d points (%s), more than --max-runs %d, and bisection does not apply (%s); raise --max-runs to %d or give fewer values", r.size, r.sizes(), opts.MaxRuns, r.whyNoBisect(), r.size)
 	}
