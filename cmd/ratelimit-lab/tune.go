@@ -25,7 +25,7 @@ func NewCmdTune(io *IOStreams, runF func(context.Context, *TuneOptions) error) *
 	opts.Lab.Source.In = io.In
 	cmd := &cobra.Command{
 		Use:   "tune [SCENARIO | FILE.yaml] [flags]",
-		Short: "Compare leap-array sample counts on the same traffic",
+		Short: "Compare leap-array sample counts, or recommend any spec's parameters for your goals (--vary)",
 		Long: `Tune runs Sentinel's leap-array at several sample counts, in parallel, on
 the same arrivals, and shows what each costs and lets through: passed %,
 the largest number of passes in any sliding window against the limit (the
@@ -56,13 +56,29 @@ flow and degrade rules) that rule's stage is tuned alone.
 count n of --sample-counts the uniform ring of n buckets, the ring holding
 one more (its old edge weighted), and the ring plus two window-long
 counters, beside the sliding-window counter, by counters, with each one's
-uncertain span G; it writes tune-layers.csv.`,
+uncertain span G; it writes tune-layers.csv.
+
+--vary recommends a configuration instead: it varies parameters of --algo
+(or of the --rules row --rule picks; Sentinel's count, maxQueueingTimeMs,
+warmUpPeriodSec also by those names) over ranges (burst=0..100/10,
+rate=1..10, limit=10..1000~5 log-spaced, max-queue=0s..1s/250ms) or lists,
+on any source, keeps the points meeting every --goal constraint (the
+--fail-if grammar, here a condition to meet: keys_hurt<=3, rt_p99<=200ms,
+pass_pct>=95%) and recommends the best one for the --goal objective (max
+passed, min keys_hurt). One monotone parameter is bisected (the assumption
+is checked on the points run); otherwise the grid runs, at most --max-runs
+points, on --workers goroutines, with the same output for any number. It
+prints the Pareto front and the recommended spec, and writes tune.csv
+(every point), tune.png and report.html (the front, each point linked to
+its run under points/NNN/); exit status 3 when no point meets the goals.
+See docs/recommend.md.`,
 		Example: `  ratelimit-lab tune poisson
   ratelimit-lab tune adversarial --sample-counts 1,2,10,100,1000
   ratelimit-lab tune --trace requests.csv --limit 200 --interval 2s
   ratelimit-lab tune poisson --target 1.05
   ratelimit-lab tune poisson --rules sentinel-flow-rules.json --rule GET:/api/orders
-  ratelimit-lab tune layered-minute --layers --window 1m --target 1.1`,
+  ratelimit-lab tune layered-minute --layers --window 1m --target 1.1
+  ratelimit-lab tune --trace access.log --key ip --rules nginx.conf --vary rate=1..10 --vary burst=0..30/5 --goal 'keys_hurt<=3' --goal 'min passed'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sourceFromFlags(&opts.Lab.Source, cmd, args)
