@@ -41,9 +41,17 @@ type Goal struct {
 	// Over, when set, makes Value a percentage of that field
 	// (keys_hurt <= 1% of distinct_keys).
 	Over string
+	// Key, when set, is the key (of a per-key row's key column) whose
+	// figure Field is: pass_pct[KEY], passed[KEY], blocked[KEY] or
+	// arrived[KEY].
+	Key string
 }
 
 var goalRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|!=|>|<)\s*(\S+?)\s*$`)
+
+// keyGoalRE is a named key's figure: pass_pct[203.0.113.7] >= 50.
+var keyGoalRE = regexp.MustCompile(`^\s*(pass_pct|passed|blocked|arrived)\[([^\]]+)\]\s*(>=|<=|==|!=|>|<)\s*(\S+?)\s*$`)
+
 var objectiveRE = regexp.MustCompile(`^\s*(max|maximize|maximise|min|minimize|minimise)\s+([A-Za-z_][A-Za-z0-9_]*)\s*$`)
 
 // pctOver names, for the fields a --goal may give as a percentage, what
@@ -66,6 +74,13 @@ func ParseGoal(s string) (Goal, error) {
 			return Goal{}, unknownGoalField(s, m[2], fields)
 		}
 		return g, nil
+	}
+	if m := keyGoalRE.FindStringSubmatch(s); m != nil {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(m[4], "%"), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Goal{}, fmt.Errorf("--goal %q: %q is not a number; write for example --goal '%s[%s]%s50'", s, m[4], m[1], m[2], m[3])
+		}
+		return Goal{Text: strings.TrimSpace(s), Field: strings.ToLower(m[1]) + "[" + m[2] + "]", Op: m[3], Value: v, Key: m[2]}, nil
 	}
 	m := goalRE.FindStringSubmatch(s)
 	if m == nil {
@@ -211,6 +226,12 @@ var moreThrough = map[string]int{
 // direction is +1 when the metric grows with the parameter, -1 when it
 // shrinks, 0 when the lab does not assume either.
 func direction(param, metric string) int {
+	if base, _, ok := strings.Cut(metric, "["); ok {
+		if base == "arrived" {
+			return 0
+		}
+		metric = base
+	}
 	return permissive[param] * moreThrough[metric]
 }
 
@@ -593,12 +614,55 @@ func (r *RecommendPlan) runPoint(ctx context.Context, i int) (*Point, *Result, e
 	if pt.Metrics, pt.Raw, err = metricsOf(res.Result); err != nil {
 		return nil, nil, err
 	}
+	r.keyMetrics(pt, res)
 	pt.Feasible = true
 	for _, g := range r.goals {
 		x, ok := g.value(pt.Metrics)
 		pt.Feasible = pt.Feasible && ok && g.holds(x)
 	}
 	return pt, res, nil
+}
+
+// keyMetrics adds the named keys' figures of the goals to the point's
+// metrics, from the row's per-key results (none when the row is not
+// per key or the key never arrived).
+func (r *RecommendPlan) keyMetrics(pt *Point, res *Result) {
+	if len(res.Algorithms) == 0 || res.Algorithms[0].Keys == nil || res.Keys == nil {
+		return
+	}
+	kr := res.Algorithms[0].Keys
+	for _, g := range r.goals {
+		if g.Key == "" {
+			continue
+		}
+		for id := 0; id < res.Keys.Len() && id < len(kr.Stats); id++ {
+			if res.Keys.Name(int32(id)) != g.Key {
+				continue
+			}
+			st := kr.Stats[id]
+			if st.Requests == 0 {
+				break
+			}
+			base, _, _ := strings.Cut(g.Field, "[")
+			var x float64
+			switch base {
+			case "passed":
+				x = float64(st.Passed)
+			case "blocked":
+				x = float64(st.Rejected)
+			case "arrived":
+				x = float64(st.Requests)
+			default:
+				x = 100 * float64(st.Passed) / float64(st.Requests)
+			}
+			prec := -1
+			if base == "pass_pct" {
+				prec = 4 // as summary.json's pass_pct
+			}
+			pt.Metrics[g.Field], pt.Raw[g.Field] = x, strconv.FormatFloat(x, 'f', prec, 64)
+			break
+		}
+	}
 }
 
 // RecommendHooks are what a caller learns while a recommendation runs.
@@ -901,6 +965,9 @@ func missingMetric(goal, field string, p *Point) error {
 		have = append(have, k)
 	}
 	slices.Sort(have)
+	if base, key, ok := strings.Cut(field, "["); ok {
+		return fmt.Errorf("--goal %q: %s has no %s for the key %s: it is not a per-key row (key=COLUMN), or no request of that key arrived (keys.csv lists them)", goal, p.Spec, base, strings.TrimSuffix(key, "]"))
+	}
 	return fmt.Errorf("--goal %q: %s has no value for %s in summary.json (a null, or a field of another kind of run: goodput and rt_* need a downstream or response times, keys_hurt a per-key row, users_hurt a --user); its numbers: %s", goal, p.Spec, field, strings.Join(have, ", "))
 }
 

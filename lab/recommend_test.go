@@ -110,6 +110,7 @@ func TestParseGoal(t *testing.T) {
 		{"max passed", Goal{Objective: true, Maximize: true, Field: "passed"}, nil},
 		{"minimize keys_hurt", Goal{Objective: true, Field: "keys_hurt"}, nil},
 		{"min rt_p99", Goal{Objective: true, Field: "rt_p99_ms"}, nil},
+		{"pass_pct[203.0.113.7] >= 50%", Goal{Field: "pass_pct[203.0.113.7]", Op: ">=", Value: 50, Key: "203.0.113.7"}, nil},
 	}
 	for _, c := range cases {
 		g, err := ParseGoal(c.in)
@@ -231,6 +232,34 @@ func TestRecommendWorkedExample(t *testing.T) {
 // superset of those at L (each window passes its first min(n, L)
 // arrivals), so passed, blocked and max_window_passed are monotone in
 // the limit: bisection must find exactly the grid's recommendation.
+// A named key's pass rate: key a sends three requests at 0 ms, b one; a
+// per-key token bucket of burst b passes min(b, 3) of a's, so a passes
+// all from burst 3 on.
+func TestRecommendNamedKey(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "keys.csv")
+	if err := os.WriteFile(p, []byte("t_ms,key\n0,a\n0,a\n0,b\n0,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := search(t, recommendOpts(p, "token-bucket:rate=1,key=key", []string{"burst=1..8"}, "pass_pct[a]>=100"))
+	if rec.Spec() != "token-bucket:rate=1,key=key,burst=3" {
+		t.Fatalf("recommended %q", rec.Spec())
+	}
+	for _, pt := range rec.Points {
+		b, _ := strconv.Atoi(pt.Params[0])
+		if want := 100 * float64(min(b, 3)) / 3; math.Abs(pt.Metrics["pass_pct[a]"]-want) > 1e-9 {
+			t.Errorf("burst=%d: pass_pct[a] %v, want %v", b, pt.Metrics["pass_pct[a]"], want)
+		}
+	}
+	plan, err := NewRecommendPlan(context.Background(), recommendOpts(p, "token-bucket:rate=1,key=key", []string{"burst=1,2"}, "pass_pct[zz]>=100"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plan.Close()
+	if _, err := plan.Search(context.Background(), RecommendHooks{}); err == nil || !strings.Contains(err.Error(), "has no pass_pct for the key zz") {
+		t.Errorf("unknown key: %v", err)
+	}
+}
+
 func TestRecommendBisectionEqualsGrid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 7))
 	for trial := 0; trial < 3; trial++ {
