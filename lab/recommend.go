@@ -269,6 +269,9 @@ func NewRecommendPlan(ctx context.Context, opts TuneOptions, notes io.Writer, wi
 	if r.workers <= 0 {
 		r.workers = runtime.NumCPU()
 	}
+	if opts.TargetSet {
+		return nil, errors.New("--target names a sample count of the leap-array tune; with --vary give the goals as --goal (for example --goal 'overshoot<=1.05')")
+	}
 	if opts.MaxRuns < 1 {
 		return nil, fmt.Errorf("--max-runs must be at least 1, got %d", opts.MaxRuns)
 	}

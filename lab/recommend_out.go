@@ -206,8 +206,7 @@ func (rec *Recommendation) linked() []*Point {
 // decisions) and writes their run files, replacing an earlier tune's
 // points/.
 func (rec *Recommendation) writePoints(ctx context.Context) error {
-	root := filepath.Join(rec.Dir, "points")
-	if err := os.RemoveAll(root); err != nil {
+	if err := removePoints(filepath.Join(rec.Dir, "points")); err != nil {
 		return err
 	}
 	for _, p := range rec.linked() {
@@ -227,6 +226,32 @@ func (rec *Recommendation) writePoints(ctx context.Context) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// removePoints removes an earlier tune's points/: in each NNN directory
+// the run files the lab writes (RunFiles), then the directories left
+// empty; a file or directory of anyone else stays, and so do its parents.
+func removePoints(root string) error {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() || strings.Trim(e.Name(), "0123456789") != "" {
+			continue
+		}
+		for _, f := range RunFiles {
+			if err := os.Remove(filepath.Join(root, e.Name(), f)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+		os.Remove(filepath.Join(root, e.Name())) // only if empty
+	}
+	os.Remove(root) // only if empty
 	return nil
 }
 

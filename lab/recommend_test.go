@@ -418,6 +418,21 @@ func TestRecommendWorkersSameFiles(t *testing.T) {
 			}
 			continue
 		}
+		if w == 2 {
+			// An earlier tune's points/ goes, a file of anyone else stays.
+			os.WriteFile(filepath.Join(o.Out, "points", "mine.txt"), []byte("x"), 0o644)
+			os.MkdirAll(filepath.Join(o.Out, "points", "999"), 0o755)
+			os.WriteFile(filepath.Join(o.Out, "points", "999", "summary.json"), []byte("{}"), 0o644)
+			if err := removePoints(filepath.Join(o.Out, "points")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(o.Out, "points", "999")); !os.IsNotExist(err) {
+				t.Errorf("points/999 stayed: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(o.Out, "points", "mine.txt")); err != nil {
+				t.Errorf("a foreign file went: %v", err)
+			}
+		}
 		if len(files) != len(first) {
 			t.Errorf("workers %d: %d files, want %d", w, len(files), len(first))
 		}

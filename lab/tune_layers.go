@@ -120,6 +120,9 @@ func layerSpecs(limit float64, w time.Duration, ns []int) (rows []LayersRow, ski
 // NewLayersTunePlan checks a layers tune: opts.SampleCounts are the
 // fine-bucket counts n, opts.Window (default opts.Interval) the window.
 func NewLayersTunePlan(ctx context.Context, opts TuneOptions, notes io.Writer, width int) (*LayersTunePlan, error) {
+	if len(opts.Vary) > 0 {
+		return nil, fmt.Errorf("--layers and --vary are two kinds of tune; drop one")
+	}
 	if len(opts.Rules.Files) > 0 {
 		return nil, fmt.Errorf("--layers compares window specs on the source's limit; drop --rules (or --layers)")
 	}
