@@ -105,8 +105,8 @@ See docs/recommend.md.`,
 	f.Float64Var(&o.Target, "target", 0, "name the smallest N tried with overshoot at most this (exit 3 if none)")
 	addRulesFlags(cmd, &o.Rules)
 	// tune replays one rule's QPS flow stage, not a row per rule.
-	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
-	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
+	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count; with --vary, the rule's spec is what varies (--rule picks one when there are several; 'rules explain' shows them)"
+	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource, location) that is tuned, when the files have several")
 	addLayersFlag(cmd, opts)
 	f.StringArrayVar(&o.Vary, "vary", nil, "recommend a configuration: vary this parameter of --algo (or of the --rules row): NAME=A..B, A..B/STEP, A..B~N (log-spaced), a,b,c (docs/recommend.md)")
 	f.StringVar(&o.Algo, "algo", "", "with --vary: the spec whose parameters vary")
