@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,6 +39,15 @@ type TuneOptions struct {
 	// Rules and Rule pick the flow rule whose limit is tuned.
 	Rules Rules
 	Rule  string
+	// Vary, when given, makes the tune a recommendation (NewRecommendPlan):
+	// the parameters of Algo (or of the --rules row Rule picks) to vary
+	// (ParseVary), the Goals to meet and the objective (ParseGoal), at
+	// most MaxRuns points, on Workers goroutines (0: every CPU).
+	Algo    string
+	Vary    []string
+	Goals   []string
+	MaxRuns int
+	Workers int
 }
 
 // DefaultSampleCounts are the sample counts a tune tries by default.
@@ -45,7 +55,7 @@ var DefaultSampleCounts = []int{1, 2, 4, 5, 10, 20, 50, 100, 1000}
 
 // DefaultTuneOptions are the command's defaults.
 func DefaultTuneOptions() TuneOptions {
-	return TuneOptions{SampleCounts: DefaultSampleCounts, Interval: time.Second, Bin: DefaultBin, HTML: true}
+	return TuneOptions{SampleCounts: DefaultSampleCounts, Interval: time.Second, Bin: DefaultBin, HTML: true, MaxRuns: DefaultMaxRuns}
 }
 
 // TunePlan is a validated tune.
@@ -216,6 +226,16 @@ func (t *Tune) WriteTarget(out io.Writer, width int) error {
 		width = report.DefaultWidth
 	}
 	return reportTarget(out, t.TuneResult, t.opts.Target, width)
+}
+
+// Print writes the summary, the files written and the target's line
+// (or returns its ThresholdError): what the command prints.
+func (t *Tune) Print(out io.Writer, width int) error {
+	if err := t.WriteSummary(out, width); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "wrote %s/{%s}\n", filepath.ToSlash(t.Dir), strings.Join(t.Files, ","))
+	return t.WriteTarget(out, width)
 }
 
 // someDivides reports, before anything runs, a tune in which every sample

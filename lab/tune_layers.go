@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,6 +120,12 @@ func layerSpecs(limit float64, w time.Duration, ns []int) (rows []LayersRow, ski
 // NewLayersTunePlan checks a layers tune: opts.SampleCounts are the
 // fine-bucket counts n, opts.Window (default opts.Interval) the window.
 func NewLayersTunePlan(ctx context.Context, opts TuneOptions, notes io.Writer, width int) (*LayersTunePlan, error) {
+	if len(opts.Vary) > 0 {
+		return nil, fmt.Errorf("--layers and --vary are two kinds of tune; drop one")
+	}
+	if len(opts.Rules.Files) > 0 {
+		return nil, fmt.Errorf("--layers compares window specs on the source's limit; drop --rules (or --layers)")
+	}
 	if len(opts.SampleCounts) == 0 {
 		return nil, fmt.Errorf("--sample-counts is empty; with --layers give the fine-bucket counts, for example --sample-counts 4,10,60")
 	}
@@ -263,6 +270,16 @@ func (t *LayersTune) WriteSummary(out io.Writer, width int) error {
 // WriteTarget names, for each kind, the fewest counters whose overshoot is
 // at most the target, or returns a ThresholdError when no row reaches it;
 // without a target it does nothing.
+// Print writes the summary, the files written and the target's line
+// (or returns its ThresholdError): what the command prints.
+func (t *LayersTune) Print(out io.Writer, width int) error {
+	if err := t.WriteSummary(out, width); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "wrote %s/{%s}\n", filepath.ToSlash(t.Dir), strings.Join(t.Files, ","))
+	return t.WriteTarget(out, width)
+}
+
 func (t *LayersTune) WriteTarget(out io.Writer, width int) error {
 	if !t.targetSet {
 		return nil

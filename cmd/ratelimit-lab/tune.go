@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ratelimit-lab/ratelimit-lab/internal/progress"
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
 )
 
@@ -27,7 +25,7 @@ func NewCmdTune(io *IOStreams, runF func(context.Context, *TuneOptions) error) *
 	opts.Lab.Source.In = io.In
 	cmd := &cobra.Command{
 		Use:   "tune [SCENARIO | FILE.yaml] [flags]",
-		Short: "Compare leap-array sample counts on the same traffic",
+		Short: "Compare leap-array sample counts, or recommend any spec's parameters for your goals (--vary)",
 		Long: `Tune runs Sentinel's leap-array at several sample counts, in parallel, on
 the same arrivals, and shows what each costs and lets through: passed %,
 the largest number of passes in any sliding window against the limit (the
@@ -58,13 +56,29 @@ flow and degrade rules) that rule's stage is tuned alone.
 count n of --sample-counts the uniform ring of n buckets, the ring holding
 one more (its old edge weighted), and the ring plus two window-long
 counters, beside the sliding-window counter, by counters, with each one's
-uncertain span G; it writes tune-layers.csv.`,
+uncertain span G; it writes tune-layers.csv.
+
+--vary recommends a configuration instead: it varies parameters of --algo
+(or of the --rules row --rule picks; Sentinel's count, maxQueueingTimeMs,
+warmUpPeriodSec also by those names) over ranges (burst=0..100/10,
+rate=1..10, limit=10..1000~5 log-spaced, max-queue=0s..1s/250ms) or lists,
+on any source, keeps the points meeting every --goal constraint (the
+--fail-if grammar, here a condition to meet: keys_hurt<=3, rt_p99<=200ms,
+pass_pct>=95%) and recommends the best one for the --goal objective (max
+passed, min keys_hurt). One monotone parameter is bisected (the assumption
+is checked on the points run); otherwise the grid runs, at most --max-runs
+points, on --workers goroutines, with the same output for any number. It
+prints the Pareto front and the recommended spec, and writes tune.csv
+(every point), tune.png and report.html (the front, each point linked to
+its run under points/NNN/); exit status 3 when no point meets the goals.
+See docs/recommend.md.`,
 		Example: `  ratelimit-lab tune poisson
   ratelimit-lab tune adversarial --sample-counts 1,2,10,100,1000
   ratelimit-lab tune --trace requests.csv --limit 200 --interval 2s
   ratelimit-lab tune poisson --target 1.05
   ratelimit-lab tune poisson --rules sentinel-flow-rules.json --rule GET:/api/orders
-  ratelimit-lab tune layered-minute --layers --window 1m --target 1.1`,
+  ratelimit-lab tune layered-minute --layers --window 1m --target 1.1
+  ratelimit-lab tune --trace access.log --key ip --rules nginx.conf --vary rate=1..10 --vary burst=0..30/5 --goal 'keys_hurt<=3' --goal 'min passed'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sourceFromFlags(&opts.Lab.Source, cmd, args)
@@ -91,9 +105,14 @@ uncertain span G; it writes tune-layers.csv.`,
 	f.Float64Var(&o.Target, "target", 0, "name the smallest N tried with overshoot at most this (exit 3 if none)")
 	addRulesFlags(cmd, &o.Rules)
 	// tune replays one rule's QPS flow stage, not a row per rule.
-	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count (--rule picks one when there are several; 'rules explain' shows them)"
-	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource) whose limit is tuned, when the files have several")
+	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count; with --vary, the rule's spec is what varies (--rule picks one when there are several; 'rules explain' shows them)"
+	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource, location) that is tuned, when the files have several")
 	addLayersFlag(cmd, opts)
+	f.StringArrayVar(&o.Vary, "vary", nil, "recommend a configuration: vary this parameter of --algo (or of the --rules row): NAME=A..B, A..B/STEP, A..B~N (log-spaced), a,b,c (docs/recommend.md)")
+	f.StringVar(&o.Algo, "algo", "", "with --vary: the spec whose parameters vary")
+	f.StringArrayVar(&o.Goals, "goal", nil, "with --vary: a constraint in --fail-if's grammar that must hold (users_hurt<=0, rt_p99<=200ms), or the objective (max passed, min keys_hurt)")
+	f.IntVar(&o.MaxRuns, "max-runs", lab.DefaultMaxRuns, "with --vary: the most points to run")
+	f.IntVar(&o.Workers, "workers", 0, "with --vary: points run side by side (default: every CPU); the output is the same for any number")
 	addProfileFlags(cmd) // --cpuprofile, --memprofile (profile.go)
 	return cmd
 }
@@ -101,6 +120,8 @@ uncertain span G; it writes tune-layers.csv.`,
 func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if opts.Layers {
 		return tuneLayersRun(ctx, opts)
+	} else if len(opts.Lab.Vary) > 0 {
+		return recommendRun(ctx, opts)
 	}
 	plan, err := lab.NewTunePlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 	if err != nil {
@@ -112,9 +133,20 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := tune.WriteSummary(opts.IO.Out, opts.IO.Width); err != nil {
+	return tune.Print(opts.IO.Out, opts.IO.Width)
+}
+
+// recommendRun is tune --vary: the search and its files in lab.
+func recommendRun(ctx context.Context, opts *TuneOptions) error {
+	plan, err := lab.NewRecommendPlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "wrote %s/{%s}\n", filepath.ToSlash(tune.Dir), strings.Join(tune.Files, ","))
-	return tune.WriteTarget(opts.IO.Out, opts.IO.Width)
+	defer plan.Close()
+	bar := progress.NewPoints(opts.IO.ErrOut, opts.IO.ErrTTY && !opts.Quiet, opts.IO.Width)
+	rec, err := plan.Execute(ctx, lab.RecommendHooks{Point: bar.Update, Finished: bar.Finish}, opts.IO.ErrOut, opts.IO.Width)
+	if err != nil {
+		return err
+	}
+	return rec.Print(opts.IO.Out, opts.IO.Width)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,9 +26,6 @@ func layersDefaults(cmd *cobra.Command, opts *TuneOptions) {
 }
 
 func tuneLayersRun(ctx context.Context, opts *TuneOptions) error {
-	if len(opts.Lab.Rules.Files) > 0 {
-		return fmt.Errorf("--layers compares window specs on the source's limit; drop --rules (or --layers)")
-	}
 	plan, err := lab.NewLayersTunePlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 	if err != nil {
 		return err
@@ -40,9 +36,5 @@ func tuneLayersRun(ctx context.Context, opts *TuneOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := tune.WriteSummary(opts.IO.Out, opts.IO.Width); err != nil {
-		return err
-	}
-	fmt.Fprintf(opts.IO.Out, "wrote %s/{%s}\n", filepath.ToSlash(tune.Dir), strings.Join(tune.Files, ","))
-	return tune.WriteTarget(opts.IO.Out, opts.IO.Width)
+	return tune.Print(opts.IO.Out, opts.IO.Width)
 }

@@ -41,6 +41,10 @@ type XYLine struct {
 	Dashed bool      `json:"dashed,omitempty"`
 	X      []float64 `json:"x"`
 	Y      []float64 `json:"y"`
+	// Links, when set, open point i's page on a click; PointsOnly draws
+	// the points without joining them.
+	Links      []string `json:"links,omitempty"`
+	PointsOnly bool     `json:"pointsOnly,omitempty"`
 }
 
 // readTable reads a CSV with a header into rows and a column lookup.

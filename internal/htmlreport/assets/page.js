@@ -529,7 +529,7 @@
       for (const l of c.lines) {
         const y = xs.map((x) => { const i = l.x.indexOf(x); return i < 0 ? null : l.y[i]; });
         data.push(y);
-        series.push({ label: l.label, stroke: l.color, width: 1.6, dash: l.dashed ? [6, 4] : undefined, spanGaps: true, points: { show: true, size: 6, fill: l.color } });
+        series.push({ label: l.label, stroke: l.color, width: l.pointsOnly ? 0 : 1.6, dash: l.dashed ? [6, 4] : undefined, spanGaps: true, points: { show: true, size: 6, fill: l.color } });
       }
       const chart = { run: null, panel: s.kind + ":" + c.title, u: null, draws: 0, ready: false, toggle: () => {} };
       const opts = {
@@ -559,6 +559,15 @@
         opts.width = Math.max(320, host.clientWidth || 600);
         chart.u = new uPlot(opts, data, host);
         chart.ready = true;
+      });
+      // A point with a link (a tune --vary point's run) opens it on a click.
+      host.addEventListener("click", () => {
+        const i = chart.u && chart.u.cursor.idx;
+        if (i == null) return;
+        for (const l of c.lines.slice().reverse()) {
+          const j = l.x.indexOf(xs[i]);
+          if (l.links && j >= 0 && l.links[j]) { window.location.href = l.links[j]; return; }
+        }
       });
       api.charts.push(chart);
     }
