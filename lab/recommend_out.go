@@ -45,10 +45,13 @@ type Recommendation struct {
 	Objective *Goal
 	// Grid is the number of points of the full grid.
 	Grid int
-	// Dir is the output directory, Files what was written there.
-	Dir   string
-	Files []string
-	plan  *RecommendPlan
+	// Dir is the output directory, Files what was written there;
+	// Emitted is the --emit file's path ("" without --emit or a
+	// recommendation).
+	Dir     string
+	Files   []string
+	Emitted string
+	plan    *RecommendPlan
 }
 
 // Spec is the recommended configuration as a lab spec ("" when none).
@@ -146,6 +149,9 @@ func (r *RecommendPlan) Execute(ctx context.Context, h RecommendHooks, notes io.
 	if err := checkNotMixing(r.p.out, "tune"); err != nil {
 		return nil, err
 	}
+	if err := checkEmit(r.opts.Emit); err != nil {
+		return nil, err
+	}
 	dir, err := output.Open(r.p.out)
 	if err != nil {
 		return nil, err
@@ -157,6 +163,12 @@ func (r *RecommendPlan) Execute(ctx context.Context, h RecommendHooks, notes io.
 	}
 	r.p.src.printNotes(notes, width)
 	rec, err := r.Search(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	// --emit: built before any file is written, so that a spec the format
+	// cannot express leaves nothing behind.
+	ename, edata, err := rec.emitRecommended(r.opts.Emit)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +185,14 @@ func (r *RecommendPlan) Execute(ctx context.Context, h RecommendHooks, notes io.
 			return nil, err
 		}
 		rec.Files = append(rec.Files, "report.html")
+	}
+	if ename != "" {
+		dir.Owns(ename)
+		if err := dir.WriteFile(ename, func(w io.Writer) error { _, err := w.Write(edata); return err }); err != nil {
+			return nil, err
+		}
+		rec.Files = append(rec.Files, ename)
+		rec.Emitted = filepath.Join(r.p.out, ename)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -388,6 +408,9 @@ func (rec *Recommendation) Print(out io.Writer, width int) error {
 		return err
 	}
 	fmt.Fprintf(out, "wrote %s/{%s} and points/ (the front's runs)\n", filepath.ToSlash(rec.Dir), strings.Join(rec.Files, ","))
+	if rec.Emitted != "" {
+		fmt.Fprintf(out, "recommended configuration, in the product's syntax: %s\n", filepath.ToSlash(rec.Emitted))
+	}
 	return rec.Missed()
 }
 

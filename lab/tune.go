@@ -48,6 +48,10 @@ type TuneOptions struct {
 	Goals   []string
 	MaxRuns int
 	Workers int
+	// Emit, with Vary, also writes the recommended configuration in this
+	// format's syntax (rules.EmitFormatNames; a --rules row's own format
+	// patches the user's file, only the tuned fields changed).
+	Emit string
 }
 
 // DefaultSampleCounts are the sample counts a tune tries by default.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -112,12 +113,16 @@ See docs/recommend.md.`,
 	f.StringVar(&o.Algo, "algo", "", "with --vary: the spec whose parameters vary")
 	f.StringArrayVar(&o.Goals, "goal", nil, "with --vary: a constraint in --fail-if's grammar that must hold (users_hurt<=0, rt_p99<=200ms), or the objective (max passed, min keys_hurt)")
 	f.IntVar(&o.MaxRuns, "max-runs", lab.DefaultMaxRuns, "with --vary: the most points to run")
+	f.StringVar(&o.Emit, "emit", "", "with --vary: also write the recommended configuration as FORMAT (nginx, sentinel, spring, ...; 'rules emit --help'); your --rules file's own format patches it, only the tuned fields changed")
 	f.IntVar(&o.Workers, "workers", 0, "with --vary: points run side by side (default: every CPU); the output is the same for any number")
 	addProfileFlags(cmd) // --cpuprofile, --memprofile (profile.go)
 	return cmd
 }
 
 func tuneRun(ctx context.Context, opts *TuneOptions) error {
+	if opts.Lab.Emit != "" && len(opts.Lab.Vary) == 0 {
+		return errors.New("--emit writes a recommendation: give the parameters to vary with --vary (docs/recommend.md)")
+	}
 	if opts.Layers {
 		return tuneLayersRun(ctx, opts)
 	} else if len(opts.Lab.Vary) > 0 {
