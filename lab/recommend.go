@@ -56,7 +56,8 @@ var objectiveRE = regexp.MustCompile(`^\s*(max|maximize|maximise|min|minimize|mi
 
 // pctOver names, for the fields a --goal may give as a percentage, what
 // it is a percentage of.
-var pctOver = map[string]string{"passed": "arrived", "blocked": "arrived", "keys_hurt": "distinct_keys", "innocent_keys_hurt": "distinct_keys"}
+var pctOver = map[string]string{"passed": "arrived", "blocked": "arrived", "keys_hurt": "distinct_keys", "innocent_keys_hurt": "distinct_keys",
+	"users_hurt": "distinct_users", "innocent_users_hurt": "distinct_users"}
 
 // ParseGoal reads one --goal: a constraint FIELD OP VALUE in --fail-if's
 // grammar (report.ParseThreshold), with VALUE a number, a duration for a

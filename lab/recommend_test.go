@@ -132,10 +132,14 @@ func TestParseGoal(t *testing.T) {
 	if x, ok := g.value(map[string]float64{"keys_hurt": 3, "distinct_keys": 20}); !ok || x != 15 {
 		t.Errorf("keys_hurt 3 of 20 keys: %v %%", x)
 	}
+	g, _ = ParseGoal("users_hurt<=0.1%")
+	if x, ok := g.value(map[string]float64{"users_hurt": 2, "distinct_users": 4000}); !ok || x != 0.05 || !g.holds(x) {
+		t.Errorf("users_hurt 2 of 4000 users: %v %%", x)
+	}
 	for in, want := range map[string]string{
 		"userz_hurt<=0":  `unknown metric "userz_hurt" (did you mean "users_hurt"?); metrics of summary.json: rate, arrived`,
 		"max pased":      `did you mean "passed"?`,
-		"users_hurt<=1%": "a percentage works for",
+		"rate<=1%":       "a percentage works for",
 		"passed <= lots": "is not a number",
 		"passed":         "neither a constraint",
 	} {

@@ -52,9 +52,10 @@ type KeyResult struct {
 	// HasUsers is true when arrivals carried a user; then UsersHurt counts
 	// the users with a reject and InnocentUsersHurt those of them who
 	// never offered more than the nominal limit themselves.
-	HasUsers                     bool
-	UsersHurt, InnocentUsersHurt int64
-	Figures                      algorithms.KeyFigures
+	// DistinctUsers counts the users that sent a request.
+	HasUsers                                    bool
+	DistinctUsers, UsersHurt, InnocentUsersHurt int64
+	Figures                                     algorithms.KeyFigures
 	// ExtraPassesFromEviction is Passed minus the passes of the same
 	// limiter with an unbounded table run beside it (HasShadow).
 	ExtraPassesFromEviction int64
@@ -71,7 +72,9 @@ type keyStats struct {
 	stats []KeyStat
 	over  overTracker
 	// Users: hurt flags and their own windows.
-	userHurt []bool
+	// userHurt is by user id: userSeen when the user sent a request,
+	// userHurtBit too when one was rejected.
+	userHurt []uint8
 	userWin  []overKey
 	userOver overTracker
 	hasUsers bool
@@ -130,17 +133,24 @@ func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxK
 		k.hasUsers = true
 		if int(user) >= len(k.userHurt) {
 			n := max(int(user)+1, 2*len(k.userHurt))
-			k.userHurt = append(k.userHurt, make([]bool, n-len(k.userHurt))...)
+			k.userHurt = append(k.userHurt, make([]uint8, n-len(k.userHurt))...)
 		}
 		if int(user) >= len(k.userWin) {
 			k.userWin = growOverKeys(k.userWin, int(user)+1)
 		}
 		k.userOver.add(&k.userWin[user], at, c)
+		k.userHurt[user] |= userSeen
 		if hurt {
-			k.userHurt[user] = true
+			k.userHurt[user] |= userHurtBit
 		}
 	}
 }
+
+// The bits of keyStats.userHurt.
+const (
+	userSeen    uint8 = 1
+	userHurtBit uint8 = 2
+)
 
 // addBatch is add for a batch of the fast path.
 func (k *keyStats) addBatch(acc *accumulator, arr []scenarios.Arrival, ds []algorithms.Decision) {
@@ -179,8 +189,11 @@ func (k *keyStats) result(passed int64) *KeyResult {
 			}
 		}
 	}
-	for u, hurt := range k.userHurt {
-		if hurt {
+	for u, seen := range k.userHurt {
+		if seen&userSeen != 0 {
+			r.DistinctUsers++
+		}
+		if seen&userHurtBit != 0 {
 			r.UsersHurt++
 			if u >= len(k.userWin) || k.userWin[u].n >= 0 {
 				r.InnocentUsersHurt++
@@ -473,6 +486,7 @@ type keysSummaryJS struct {
 	DistinctKeys            int64   `json:"distinct_keys"`
 	KeysHurt                int64   `json:"keys_hurt"`
 	InnocentKeysHurt        int64   `json:"innocent_keys_hurt"`
+	DistinctUsers           jsonNum `json:"distinct_users"`
 	UsersHurt               jsonNum `json:"users_hurt"`
 	InnocentUsersHurt       jsonNum `json:"innocent_users_hurt"`
 	Evictions               int64   `json:"evictions"`
@@ -500,6 +514,7 @@ func keysSummary(k *KeyResult) *keysSummaryJS {
 		AllocFailures:    k.Figures.AllocFailures,
 	}
 	if k.HasUsers {
+		js.DistinctUsers = jsonNum(strconv.FormatInt(k.DistinctUsers, 10))
 		js.UsersHurt = jsonNum(strconv.FormatInt(k.UsersHurt, 10))
 		js.InnocentUsersHurt = jsonNum(strconv.FormatInt(k.InnocentUsersHurt, 10))
 	}

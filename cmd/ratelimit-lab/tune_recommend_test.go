@@ -121,3 +121,18 @@ func TestRecommendCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// users_hurt as a share is over distinct_users: the example log's two
+// users are both hurt at every burst, so 100% is met and 50% is not.
+func TestRecommendUsersHurtShare(t *testing.T) {
+	args := []string{"tune", "--trace", "../../scenarios/examples/access.log", "--key", "ip", "--user", "user",
+		"--algo", "nginx-limit-req:rate=1r/s,key=key", "--vary", "burst=0..10", "--goal", "min passed"}
+	stdout, stderr, code := runIn(t, nil, 100, append(args, "--goal", "users_hurt<=100%", "--out", filepath.Join(t.TempDir(), "a"))...)
+	if code != 0 || !strings.Contains(stdout, "recommended burst=0: the smallest passed (14)") {
+		t.Errorf("users_hurt<=100%%: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runIn(t, nil, 100, append(args, "--goal", "users_hurt<=50%", "--out", filepath.Join(t.TempDir(), "b"))...)
+	if code != 3 || !strings.Contains(stderr, "no point tried meets users_hurt<=50%") {
+		t.Errorf("users_hurt<=50%%: exit %d, want 3\n%s%s", code, stdout, stderr)
+	}
+}
