@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/ratelimit-lab/ratelimit-lab/algorithms"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
@@ -27,17 +28,19 @@ type Sharding struct {
 	cols    []int
 	notes   []string
 	arrived int64
+	mu      sync.Mutex // Decide binds fresh limiters through raw's key table
 }
 
 // Sharding reads the plan's arrivals once, in order, handing each to each
 // (when not nil) with its sequence number in the stream, bound as Replay
-// binds them (the constant key of key=*). Every row must be one that can
+// binds them (the constant key of key=*), and every row's column (see
+// Column). Every row must be one that can
 // be decided shard by shard (simulator.Shardable). A row is split by its
 // key column when it keeps an independent state per key of one column and
 // no bound on its keys (no capacity, no zone: an eviction there depends on
 // the other keys); any other row is decided in one shard, and Notes says
 // so.
-func (p *Plan) Sharding(ctx context.Context, each func(seq int64, a *scenarios.Arrival) error) (_ *Sharding, err error) {
+func (p *Plan) Sharding(ctx context.Context, each func(seq int64, a *scenarios.Arrival, cols []int) error) (_ *Sharding, err error) {
 	raw, err := p.src.Open()
 	if err != nil {
 		return nil, err
@@ -56,6 +59,12 @@ func (p *Plan) Sharding(ctx context.Context, each func(seq int64, a *scenarios.A
 		return nil, err
 	}
 	s := &Sharding{plan: p, raw: raw, cols: make([]int, len(fresh))}
+	for i, l := range fresh {
+		s.cols[i] = shardColumn(l)
+		if s.cols[i] < 0 {
+			s.notes = append(s.notes, fmt.Sprintf("%s is decided in one shard: it is not per-key, or its keys share a bound (a capacity, a zone) or a fallback column", l.Spec()))
+		}
+	}
 	var seq int64
 	for {
 		if seq%(1<<16) == 0 {
@@ -75,7 +84,7 @@ func (p *Plan) Sharding(ctx context.Context, each func(seq int64, a *scenarios.A
 			}
 		}
 		if each != nil {
-			if err := each(seq, &a); err != nil {
+			if err := each(seq, &a, s.cols); err != nil {
 				return nil, err
 			}
 		}
@@ -85,12 +94,6 @@ func (p *Plan) Sharding(ctx context.Context, each func(seq int64, a *scenarios.A
 		return nil, err
 	}
 	s.arrived = seq
-	for i, l := range fresh {
-		s.cols[i] = shardColumn(l)
-		if s.cols[i] < 0 {
-			s.notes = append(s.notes, fmt.Sprintf("%s is decided in one shard: it is not per-key, or its keys share a bound (a capacity, a zone) or a fallback column", l.Spec()))
-		}
-	}
 	return s, nil
 }
 
@@ -143,15 +146,27 @@ func (s *Sharding) Notes() []string { return slices.Clone(s.notes) }
 // columns and names, decide arr: the arrivals of one shard, in the order
 // of the stream. A row split by a key column must be given every arrival
 // of each of its keys in the shard, and a row in one shard every arrival.
+// Decide may be called from several goroutines.
 func (s *Sharding) Decide(i int, arr []scenarios.Arrival) ([]algorithms.Decision, simulator.RowState, error) {
-	l, err := newLimiter(s.plan.limiters[i].Spec(), s.plan.cfg.Limit, s.plan.rs)
+	l, err := s.fresh(i)
 	if err != nil {
 		return nil, simulator.RowState{}, err
 	}
-	if _, err := bindKeyColumns(&peekStream{Stream: s.raw}, s.plan.src.Name, []algorithms.Limiter{l}); err != nil {
-		return nil, simulator.RowState{}, err
-	}
 	return simulator.DecideShard(l, arr)
+}
+
+// fresh is row i's limiter, new and bound.
+func (s *Sharding) fresh(i int) (algorithms.Limiter, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, err := newLimiter(s.plan.limiters[i].Spec(), s.plan.cfg.Limit, s.plan.rs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := bindKeyColumns(&peekStream{Stream: s.raw}, s.plan.src.Name, []algorithms.Limiter{l}); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // ReplayDecided is Replay with the decisions made elsewhere: decided(i,

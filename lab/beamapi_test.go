@@ -64,7 +64,7 @@ func shardedFiles(t *testing.T, opts Options, nshards int) (memFiles, []string, 
 		a   scenarios.Arrival
 	}
 	var all []item
-	s, err := p.Sharding(ctx, func(seq int64, a *scenarios.Arrival) error {
+	s, err := p.Sharding(ctx, func(seq int64, a *scenarios.Arrival, _ []int) error {
 		all = append(all, item{seq, *a})
 		return nil
 	})
