@@ -12,17 +12,28 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/ratelimit-lab/ratelimit-lab/lab"
 	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
-func TestMain(m *testing.M) { ptest.Main(m) }
+// TestMain runs the tests on Prism (ptest's default runner), with Beam's
+// log at warn: Beam reads its level once, when ptest.Main calls beam.Init.
+func TestMain(m *testing.M) {
+	beamlog.LogLevel = "warn"
+	ptest.Main(m)
+}
 
 // keyedTrace writes a trace of n arrivals keyed by client and path: 40
 // busy clients, 100 rare ones, a few empty cells.
 func keyedTrace(t testing.TB, dir string, seed uint64, n int) string {
+	return keyedTraceN(t, dir, seed, n, 40)
+}
+
+// keyedTraceN is keyedTrace with busy clients.
+func keyedTraceN(t testing.TB, dir string, seed uint64, n, busy int) string {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 11))
 	var b strings.Builder
@@ -30,7 +41,7 @@ func keyedTrace(t testing.TB, dir string, seed uint64, n int) string {
 	tm := 0.0
 	for range n {
 		tm += r.ExpFloat64() * 20
-		client := fmt.Sprintf("c%d", r.IntN(40))
+		client := fmt.Sprintf("c%d", r.IntN(busy))
 		if r.IntN(10) == 0 {
 			client = fmt.Sprintf("r%d", r.IntN(100))
 		}

@@ -44,23 +44,29 @@ func (k *keys) Set(v string) error {
 	return nil
 }
 
+// flags registers the program's flags on fs, beside Beam's (runner,
+// endpoint, project, ... live on the global flag set, and the flag package
+// panics on a clash, so a clash cannot go unseen: see main_test.go).
+func flags(fs *flag.FlagSet) (c *beamlab.Config, logLevel *string) {
+	c = new(beamlab.Config)
+	*c = beamlab.DefaultConfig()
+	fs.StringVar(&c.Trace, "trace", "", "the CSV trace (header t_ms[,key,...]) or access log to replay, gzipped or not: a local path or a Beam filesystem path (gs://...)")
+	fs.StringVar(&c.TraceFormat, "trace-format", "auto", "--trace's format, as run's --trace-format")
+	fs.Var((*keys)(&c.Keys), "key", "access log field(s) that key each request, as run's --key")
+	fs.StringVar(&c.User, "user", "", "access log field naming the user behind a key, as run's --user")
+	fs.StringVar(&c.TimeField, "time-field", "", "jsonl: the field holding the time, as run's --time-field")
+	fs.Var((*list)(&c.Specs), "algo", "limiter spec NAME[:key=v,...], repeatable, as run's --algo")
+	fs.Float64Var(&c.Limit, "limit", 0, "the requests per second of the specs that give none, as run's --limit")
+	fs.DurationVar(&c.Bin, "bin", c.Bin, "width of a series bin")
+	fs.DurationVar(&c.Window, "window", c.Window, "sliding window behind max_window_passed")
+	fs.StringVar(&c.Out, "out", "", "output directory: a local path or a Beam filesystem path (gs://...)")
+	fs.IntVar(&c.Shards, "shards", c.Shards, "shards a per-key row is split into, by key")
+	logLevel = fs.String("beam-log-level", "error", "Beam's log level: debug, info, warn or error")
+	return c, logLevel
+}
+
 func main() {
-	c := beamlab.DefaultConfig()
-	// Beam's flags live on the global flag set (runner, endpoint, project,
-	// ...); ours go there too, with names Beam does not use (the flag
-	// package panics at start on a clash, so a clash cannot go unseen).
-	flag.StringVar(&c.Trace, "trace", "", "the CSV trace (header t_ms[,key,...]) or access log to replay, gzipped or not: a local path or a Beam filesystem path (gs://...)")
-	flag.StringVar(&c.TraceFormat, "trace-format", "auto", "--trace's format, as run's --trace-format")
-	flag.Var((*keys)(&c.Keys), "key", "access log field(s) that key each request, as run's --key")
-	flag.StringVar(&c.User, "user", "", "access log field naming the user behind a key, as run's --user")
-	flag.StringVar(&c.TimeField, "time-field", "", "jsonl: the field holding the time, as run's --time-field")
-	flag.Var((*list)(&c.Specs), "algo", "limiter spec NAME[:key=v,...], repeatable, as run's --algo")
-	flag.Float64Var(&c.Limit, "limit", 0, "the requests per second of the specs that give none, as run's --limit")
-	flag.DurationVar(&c.Bin, "bin", c.Bin, "width of a series bin")
-	flag.DurationVar(&c.Window, "window", c.Window, "sliding window behind max_window_passed")
-	flag.StringVar(&c.Out, "out", "", "output directory: a local path or a Beam filesystem path (gs://...)")
-	flag.IntVar(&c.Shards, "shards", c.Shards, "shards a per-key row is split into, by key")
-	logLevel := flag.String("beam-log-level", "error", "Beam's log level: debug, info, warn or error")
+	c, logLevel := flags(flag.CommandLine)
 	flag.Parse()
 	flag.Visit(func(f *flag.Flag) {
 		if f.Name == "limit" {
@@ -80,7 +86,7 @@ func main() {
 	beam.Init()
 
 	ctx := context.Background()
-	notes, err := beamlab.Check(ctx, c)
+	notes, err := beamlab.Check(ctx, *c)
 	if err != nil {
 		fail(err)
 	}
@@ -88,11 +94,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "note:", n)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	beamlab.Build(s, c)
+	beamlab.Build(s, *c)
 	if err := beamx.Run(ctx, p); err != nil {
 		fail(fmt.Errorf("the pipeline failed: %w", err))
 	}
-	fmt.Fprintf(os.Stderr, "wrote series.csv, summary.json and keys.csv (with a per-key row) to %s\n", c.Out)
+	fmt.Fprintf(os.Stderr, "wrote series.csv, summary.json and, when a row is per key, keys.csv to %s\n", c.Out)
 }
 
 // fail prints err on one line and exits 1.
