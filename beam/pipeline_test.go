@@ -251,3 +251,26 @@ func randomArrival(r *rand.Rand) scenarios.Arrival {
 	}
 	return a
 }
+
+// FuzzDecodeArrival: any bytes decode without panicking, a record of the
+// right size decodes to what encodes back to it, any other size is an
+// error.
+func FuzzDecodeArrival(f *testing.F) {
+	f.Add(encodeArrival(nil, 7, &scenarios.Arrival{At: 5, Clock: 5, Keys: [scenarios.MaxKeyColumns]int32{1, -1, -1, -1}}))
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		seq, a, err := decodeArrival(b)
+		if len(b) != arrivalSize {
+			if err == nil {
+				t.Fatalf("%d bytes decoded", len(b))
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again := encodeArrival(nil, seq, &a); !bytes.Equal(again[:17], b[:17]) || !bytes.Equal(again[18:], b[18:]) || again[17]&7 != b[17]&7 {
+			t.Fatalf("%x decoded to %d %+v, which encodes to %x", b, seq, a, again)
+		}
+	})
+}
