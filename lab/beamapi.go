@@ -172,7 +172,8 @@ func (s *Sharding) fresh(i int) (algorithms.Limiter, error) {
 // ReplayDecided is Replay with the decisions made elsewhere: decided(i,
 // seq) is row i's decision of the stream's arrival seq, states the rows'
 // limiter states at the end (simulator.MergeRowStates of their shards).
-// The result, its warnings and notes are Replay's when the decisions are.
+// The result, its warnings and notes are Replay's when the decisions are
+// (h.Decisions is not written: no decisions.csv).
 func (p *Plan) ReplayDecided(ctx context.Context, h Hooks, decided func(row int, seq int64) algorithms.Decision, states []simulator.RowState) (*Result, error) {
 	return p.replay(ctx, h, func(st scenarios.Stream, cfg simulator.Config) (*simulator.Result, error) {
 		return simulator.AssembleDecided(ctx, st, p.limiters, cfg, decided, states)

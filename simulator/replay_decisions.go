@@ -64,7 +64,7 @@ func Shardable(lim algorithms.Limiter, cfg Config, first *scenarios.Arrival) str
 	name, _, _ := strings.Cut(lim.Spec(), ":")
 	switch {
 	case evented(lim):
-		return name + " is a chain or a circuit breaker"
+		return "it is a chain or has a circuit breaker"
 	case cfg.Downstream != nil:
 		return "the run has a downstream"
 	case first != nil && first.HasResponse:
