@@ -18,7 +18,7 @@
 //  3. assemble (one bundle): every decision, by row and sequence number,
 //     into lab.Plan.ReplayDecided, whose Result the lab renders.
 //
-// It lives in its own Go module so that Beam's dependencies (about 65
+// It lives in its own Go module so that Beam's dependencies (89
 // modules, Google Cloud's clients among them) stay out of the main
 // module and its binary.
 package beamlab
