@@ -274,6 +274,15 @@ type Result struct {
 // Replay runs the plan's arrivals through its limiters. A plan replays
 // once.
 func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
+	return p.replay(ctx, h, func(st scenarios.Stream, cfg simulator.Config) (*simulator.Result, error) {
+		return simulator.Run(ctx, st, p.limiters, cfg)
+	})
+}
+
+// replay is Replay with the engine's step given: run turns the bound
+// stream into the simulator's result (simulator.Run, or the assembly of
+// decisions made elsewhere: beamapi.go).
+func (p *Plan) replay(ctx context.Context, h Hooks, runF func(scenarios.Stream, simulator.Config) (*simulator.Result, error)) (*Result, error) {
 	cfg := p.cfg
 	if h.Decisions != nil {
 		cfg.Decisions = h.Decisions
@@ -292,7 +301,7 @@ func (p *Plan) Replay(ctx context.Context, h Hooks) (*Result, error) {
 	if h.Progress != nil {
 		stopTracking = p.rs.trackProgress(&cfg, h.Progress)
 	}
-	res, err := simulator.Run(ctx, run, p.limiters, cfg)
+	res, err := runF(run, cfg)
 	stopTracking()
 	if h.Finished != nil {
 		h.Finished()
