@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -803,11 +804,8 @@ func envoyFractionYAML(v, indent string) (string, bool) {
 }
 
 func emitEnvoyLocal(name string, stages []labspec.Stage) (string, error) {
-	if len(stages) != 1 || stages[0].Name != "envoy-local" {
-		return "", fmt.Errorf("Envoy's local_ratelimit filter is one envoy-local token bucket")
-	}
-	st := stages[0]
-	if err := onlyParams(st, map[string]string{"max-tokens": "", "tokens-per-fill": "", "fill-interval": "", "mode": "atomic", "phase": "0s", "max-descriptors": "20", "enabled": "", "enforced": ""}, "the filter's file sets the bucket and the enabled/enforced fractions only (mode=timer is Envoy 1.30 and earlier, the rest the lab's own)"); err != nil {
+	st, err := oneStage(stages, "envoy-local", "Envoy's local_ratelimit filter is one envoy-local token bucket", map[string]string{"max-tokens": "", "tokens-per-fill": "", "fill-interval": "", "mode": "atomic", "phase": "0s", "max-descriptors": "20", "enabled": "", "enforced": ""}, "the filter's file sets the bucket and the enabled/enforced fractions only (mode=timer is Envoy 1.30 and earlier, the rest the lab's own)")
+	if err != nil {
 		return "", err
 	}
 	fi, err := parseDur(st, "fill-interval")
@@ -833,11 +831,8 @@ func emitEnvoyLocal(name string, stages []labspec.Stage) (string, error) {
 }
 
 func emitEnvoyRatelimit(name string, stages []labspec.Stage) (string, error) {
-	if len(stages) != 1 || stages[0].Name != "redis-envoy-ratelimit" {
-		return "", fmt.Errorf("envoyproxy/ratelimit's descriptors are redis-envoy-ratelimit")
-	}
-	st := stages[0]
-	if err := onlyParams(st, map[string]string{"limit": "", "unit": "", "stop-increment-over-limit": "false", "local-cache": "false", "shadow-mode": "", "instances": "1", "skew": "0s", "rtt": "0s", "clock": "instance", "key": ""}, "the service's settings (STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT, LOCAL_CACHE_SIZE_IN_BYTES) and the deployment are not in its config.yaml"); err != nil {
+	st, err := oneStage(stages, "redis-envoy-ratelimit", "envoyproxy/ratelimit's descriptors are redis-envoy-ratelimit", map[string]string{"limit": "", "unit": "", "stop-increment-over-limit": "false", "local-cache": "false", "shadow-mode": "", "instances": "1", "skew": "0s", "rtt": "0s", "clock": "instance", "key": ""}, "the service's settings (STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT, LOCAL_CACHE_SIZE_IN_BYTES) and the deployment are not in its config.yaml")
+	if err != nil {
 		return "", err
 	}
 	lim := param(st, "limit")
@@ -862,14 +857,20 @@ func emitEnvoyRatelimit(name string, stages []labspec.Stage) (string, error) {
 	return b.String(), nil
 }
 
+// oneStage is the one stage a format's rule holds: named name (else
+// errors with is), with no parameter outside allowed (onlyParams, why).
+func oneStage(stages []labspec.Stage, name, is string, allowed map[string]string, why string) (labspec.Stage, error) {
+	if len(stages) != 1 || stages[0].Name != name {
+		return labspec.Stage{}, errors.New(is)
+	}
+	return stages[0], onlyParams(stages[0], allowed, why)
+}
+
 // --- Spring Cloud Gateway, Traefik, Kong, resilience4j -----------------------------
 
 func emitSpring(name string, stages []labspec.Stage) (string, error) {
-	if len(stages) != 1 || stages[0].Name != "redis-spring-gateway" {
-		return "", fmt.Errorf("Spring Cloud Gateway's RequestRateLimiter is redis-spring-gateway")
-	}
-	st := stages[0]
-	if err := onlyParams(st, map[string]string{"replenish-rate": "", "burst-capacity": "", "requested-tokens": "", "deny-empty-key": "true", "empty-key-status": "403", "instances": "1", "skew": "0s", "rtt": "0s", "clock": "instance", "key": "key"}, "a route's filter sets the three redis-rate-limiter values, its key resolver reading the key column"); err != nil {
+	st, err := oneStage(stages, "redis-spring-gateway", "Spring Cloud Gateway's RequestRateLimiter is redis-spring-gateway", map[string]string{"replenish-rate": "", "burst-capacity": "", "requested-tokens": "", "deny-empty-key": "true", "empty-key-status": "403", "instances": "1", "skew": "0s", "rtt": "0s", "clock": "instance", "key": "key"}, "a route's filter sets the three redis-rate-limiter values, its key resolver reading the key column")
+	if err != nil {
 		return "", err
 	}
 	var b bytes.Buffer
@@ -894,11 +895,8 @@ func emitSpring(name string, stages []labspec.Stage) (string, error) {
 }
 
 func emitTraefik(name string, stages []labspec.Stage) (string, error) {
-	if len(stages) != 1 || stages[0].Name != "traefik" {
-		return "", fmt.Errorf("Traefik's rateLimit middleware is the traefik limiter")
-	}
-	st := stages[0]
-	if err := onlyParams(st, map[string]string{"average": "", "period": "", "burst": "", "key": ""}, "the middleware sets average, period, burst and its source criterion"); err != nil {
+	st, err := oneStage(stages, "traefik", "Traefik's rateLimit middleware is the traefik limiter", map[string]string{"average": "", "period": "", "burst": "", "key": ""}, "the middleware sets average, period, burst and its source criterion")
+	if err != nil {
 		return "", err
 	}
 	p, err := parseDur(st, "period")
@@ -917,11 +915,8 @@ func emitTraefik(name string, stages []labspec.Stage) (string, error) {
 }
 
 func emitKong(name string, stages []labspec.Stage) (string, error) {
-	if len(stages) != 1 || stages[0].Name != "kong" {
-		return "", fmt.Errorf("Kong's rate-limiting plugin is the kong limiter")
-	}
-	st := stages[0]
-	if err := onlyParams(st, map[string]string{"second": "", "minute": "", "hour": "", "day": "", "month": "", "year": "", "policy": "", "sync-rate": "", "key": "", "fallback": ""}, "the plugin's configuration has no such field (instances is the deployment's)"); err != nil {
+	st, err := oneStage(stages, "kong", "Kong's rate-limiting plugin is the kong limiter", map[string]string{"second": "", "minute": "", "hour": "", "day": "", "month": "", "year": "", "policy": "", "sync-rate": "", "key": "", "fallback": ""}, "the plugin's configuration has no such field (instances is the deployment's)")
+	if err != nil {
 		return "", err
 	}
 	var b bytes.Buffer
@@ -955,11 +950,8 @@ func emitKong(name string, stages []labspec.Stage) (string, error) {
 }
 
 func emitResilience4j(name string, stages []labspec.Stage) (string, error) {
-	if len(stages) != 1 || stages[0].Name != "resilience4j" {
-		return "", fmt.Errorf("resilience4j's RateLimiter is the resilience4j limiter")
-	}
-	st := stages[0]
-	if err := onlyParams(st, map[string]string{"limit-for-period": "", "refresh-period": "", "timeout": ""}, "a RateLimiterConfig has limitForPeriod, limitRefreshPeriod and timeoutDuration"); err != nil {
+	st, err := oneStage(stages, "resilience4j", "resilience4j's RateLimiter is the resilience4j limiter", map[string]string{"limit-for-period": "", "refresh-period": "", "timeout": ""}, "a RateLimiterConfig has limitForPeriod, limitRefreshPeriod and timeoutDuration")
+	if err != nil {
 		return "", err
 	}
 	rp, err := parseDur(st, "refresh-period")
