@@ -198,3 +198,39 @@ func (kc *KeyedCompleter) Shard(int) (Shards, string) {
 func (s *keyedStage) Shard(int) (Shards, string) {
 	return nil, "a chain checks its stages in turn, on one event queue"
 }
+
+// KeyIndexer is a per-key limiter whose StateBytes counts 4 bytes of id
+// index for every key id up to the largest it holds (IndexedIDs of them).
+// A row decided in pieces elsewhere (the Beam module, each piece a limiter
+// of its own over some of the keys) adds up the pieces' StateBytes with
+// their indexes replaced by one over the largest IndexedIDs, which is what
+// the one limiter of a whole run reports.
+type KeyIndexer interface {
+	IndexedIDs() int
+}
+
+// idsLener is a key table that reports the ids its index covers.
+type idsLener interface{ idsLen() int }
+
+func (t *table[T]) idsLen() int { return t.slots.idsLen() }
+
+// IndexedIDs implements KeyIndexer (0 for a table that keeps no index
+// this way).
+func (k *Keyed) IndexedIDs() int {
+	if t, ok := k.table.(idsLener); ok {
+		return t.idsLen()
+	}
+	return 0
+}
+
+// IndexedIDs implements KeyIndexer: the zones' id indexes.
+func (l *NginxLimitReq) IndexedIDs() int {
+	n := 0
+	for _, z := range l.zones {
+		n += z.slots.idsLen()
+	}
+	return n
+}
+
+// IndexedIDs implements KeyIndexer: the cache's id index.
+func (p *SentinelParam) IndexedIDs() int { return p.slots.idsLen() }

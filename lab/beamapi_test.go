@@ -142,28 +142,6 @@ func keyedTrace(t *testing.T, seed uint64, n int) string {
 	return path
 }
 
-// stateFields are summary.json's figures of a limiter's state, which a
-// sharded row adds up over its shards' tables.
-var stateFields = []string{`"state_bytes"`, `"peak_keys"`, `"peak_state_bytes"`}
-
-// withoutStateFields drops the lines of summary.json that hold a state
-// figure.
-func withoutStateFields(b []byte) string {
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		keep := true
-		for _, f := range stateFields {
-			if strings.Contains(line, f) {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, line)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
 func TestShardedReplayIsReplay(t *testing.T) {
 	trace := keyedTrace(t, 1, 3000)
 	// split: whether each row is split by its key column (else one shard).
@@ -199,16 +177,8 @@ func TestShardedReplayIsReplay(t *testing.T) {
 					t.Fatalf("%d shards: files %d, want %d", n, len(got), len(want))
 				}
 				for name, w := range want {
-					g := got[name]
-					if n == 1 || name != "summary.json" {
-						if !bytes.Equal(g, w) {
-							t.Errorf("%d shards: %s differs from Replay's:\n%s\nwant:\n%s", n, name, head(g), head(w))
-						}
-						continue
-					}
-					// More than one shard: the state figures are the shards' sums.
-					if withoutStateFields(g) != withoutStateFields(w) {
-						t.Errorf("%d shards: summary.json differs beyond the state figures:\n%s\nwant:\n%s", n, g, w)
+					if g := got[name]; !bytes.Equal(g, w) {
+						t.Errorf("%d shards: %s differs from Replay's:\n%s\nwant:\n%s", n, name, head(g), head(w))
 					}
 				}
 				if strings.Contains(c.name, "bounded") && !strings.Contains(strings.Join(notes, "\n"), "capacity=8") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,8 +20,8 @@ import (
 // decisions are the ones the whole row would have made.
 
 // RowState is what a row's limiter knows at the end of a shard beyond its
-// decisions: its state's size and per-key figures. A sharded row's figures
-// are the sums over its shards (MergeRowStates).
+// decisions: its state's size and per-key figures. MergeRowStates makes
+// a sharded row's figures those of the one limiter of a whole run.
 type RowState struct {
 	StateBytes int
 	// Keyed is true when the limiter is per-key; Figures and Evicted are
@@ -28,14 +29,34 @@ type RowState struct {
 	Keyed   bool
 	Figures algorithms.KeyFigures
 	Evicted map[int32]int32
+	// IndexedIDs is the ids the limiter's id index covers
+	// (algorithms.KeyIndexer; 0 when it has none), 4 bytes each in
+	// StateBytes and PeakStateBytes.
+	IndexedIDs int
+	// Arrivals is how many arrivals the shard decided: a shard that
+	// decided none (a row that is not split has all its arrivals in one)
+	// adds nothing to the row's state.
+	Arrivals int
 }
 
-// MergeRowStates adds up the states of a row's shards: the sizes, the
-// evictions, the peaks (each shard has its own table, so the peaks are
-// those of the shards' tables side by side).
+// MergeRowStates adds up the states of a row's shards that decided
+// arrivals: the sizes (their id indexes replaced by one over the largest
+// id, IndexedIDs), the evictions, the peaks (an unbounded table's peak is
+// its size at the end, so the keys split by id add up to the one table's
+// figures; a bounded table is never split).
 func MergeRowStates(states []RowState) RowState {
 	var m RowState
+	if slices.ContainsFunc(states, func(s RowState) bool { return s.Arrivals > 0 }) {
+		states = slices.DeleteFunc(slices.Clone(states), func(s RowState) bool { return s.Arrivals == 0 })
+	} else if len(states) > 1 {
+		states = states[:1]
+	}
 	for _, s := range states {
+		// The shards' id indexes become one over the largest id, as the
+		// whole run's one table has it.
+		s.StateBytes -= 4 * s.IndexedIDs
+		s.Figures.PeakStateBytes -= 4 * int64(s.IndexedIDs)
+		m.IndexedIDs = max(m.IndexedIDs, s.IndexedIDs)
 		m.StateBytes += s.StateBytes
 		m.Keyed = m.Keyed || s.Keyed
 		m.Figures.Evictions += s.Figures.Evictions
@@ -50,6 +71,10 @@ func MergeRowStates(states []RowState) RowState {
 			}
 			m.Evicted[id] += n
 		}
+	}
+	m.StateBytes += 4 * m.IndexedIDs
+	if m.Keyed {
+		m.Figures.PeakStateBytes += 4 * int64(m.IndexedIDs)
 	}
 	return m
 }
@@ -118,7 +143,10 @@ func DecideShard(lim algorithms.Limiter, arr []scenarios.Arrival) (ds []algorith
 	if err := finishLimiter(lim); err != nil {
 		return nil, st, err
 	}
-	st.StateBytes = lim.StateBytes()
+	st.StateBytes, st.Arrivals = lim.StateBytes(), len(arr)
+	if ix, ok := lim.(algorithms.KeyIndexer); ok {
+		st.IndexedIDs = ix.IndexedIDs()
+	}
 	if rep := algorithms.KeyReporterOf(lim); rep != nil {
 		st.Keyed, st.Figures = true, rep.KeyFigures()
 		col := rep.KeyIndex()
