@@ -101,6 +101,15 @@ func NewRecommendRows(ctx context.Context, opts TuneOptions, notes io.Writer, wi
 		}
 		r, err := newRecommendPlan(ctx, o, notes, width, shared)
 		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "unknown parameter") || strings.Contains(msg, "no stage of") {
+				if ru := imported[slices.IndexFunc(imported, func(x rules.Rule) bool { return x.Name == n && x.Active() })]; len(rules.TunableFields(ru)) > 0 {
+					var fs []string
+					for _, f := range rules.TunableFields(ru) {
+						fs = append(fs, f.Name)
+					}
+					return nil, fmt.Errorf("rule %q: %w; its fields: %s (tune it alone, or --vary what every rule has)", n, err, strings.Join(fs, ", "))
+				}
+			}
 			return nil, fmt.Errorf("rule %q: %w", n, err)
 		}
 		if i == 0 {

@@ -199,7 +199,8 @@ func TestRecommendRowsErrors(t *testing.T) {
 	}{
 		{[]string{"GET:/api/orders", "nope"}, "count=1,2", "", `--rule "nope" is not a rule of the --rules files; pick among: GET:/api/orders, POST:/api/checkout, GET:/api/search (or --rule all)`},
 		{[]string{"GET:/api/orders", "GET:/api/orders"}, "count=1,2", "", "given twice"},
-		{[]string{"all"}, "maxQueueingTimeMs=0,500", "", `rule "GET:/api/orders": `},
+		{[]string{"all"}, "maxQueueingTimeMs=0,500", "", `rule "GET:/api/orders": leap-array: unknown parameter "maxqueueingtimems"; allowed: limit, sample-count`},
+		{[]string{"all"}, "maxQueueingTimeMs=0,500", "", `; its fields: count`},
 		{[]string{"all"}, "count=1,2", "nginx", `--emit nginx with several rules patches their own file, and rule "GET:/api/orders"`},
 	} {
 		o := recommendOpts(trace, "", []string{c.vary}, "pass_pct>=90")
