@@ -125,9 +125,22 @@ func NewRecommendRows(ctx context.Context, opts TuneOptions, notes io.Writer, wi
 			if r.rule.Format != f || len(rules.TunableFields(*r.rule)) == 0 {
 				return nil, fmt.Errorf("--emit %s with several rules patches their own file, and rule %q (%s) is %s; give --emit %s, or tune that rule alone", f, r.rule.Name, r.rule.Source, r.rule.Format, r.rule.Format)
 			}
+			// One file out: the rules of one file (nginx's includes are
+			// written one after another, as for one rule).
+			if f != "nginx" && sourceFile(r.rule.Source) != sourceFile(rr.plans[0].rule.Source) {
+				return nil, fmt.Errorf("--emit %s with several rules writes one file, and rule %q is in %s, rule %q in %s; tune each file's rules apart", f, rr.plans[0].rule.Name, rr.plans[0].rule.Source, r.rule.Name, r.rule.Source)
+			}
 		}
 	}
 	return rr, nil
+}
+
+// sourceFile is FILE of a rule's FILE:LINE.
+func sourceFile(src string) string {
+	if i := strings.LastIndexByte(src, ':'); i > 0 {
+		return src[:i]
+	}
+	return src
 }
 
 func appendUnique(s []string, x string) []string {

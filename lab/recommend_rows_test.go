@@ -191,20 +191,25 @@ func TestRecommendRows(t *testing.T) {
 
 func TestRecommendRowsErrors(t *testing.T) {
 	trace := writeTrace(t, []int{0, 10, 20})
+	other := filepath.Join(t.TempDir(), "other.json")
+	if err := os.WriteFile(other, []byte(`[{"resource": "other", "count": 5}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		rules []string
 		vary  string
 		emit  string
 		want  string
 	}{
-		{[]string{"GET:/api/orders", "nope"}, "count=1,2", "", `--rule "nope" is not a rule of the --rules files; pick among: GET:/api/orders, POST:/api/checkout, GET:/api/search (or --rule all)`},
+		{[]string{"GET:/api/orders", "nope"}, "count=1,2", "", `--rule "nope" is not a rule of the --rules files; pick among: GET:/api/orders, POST:/api/checkout, GET:/api/search, other (or --rule all)`},
 		{[]string{"GET:/api/orders", "GET:/api/orders"}, "count=1,2", "", "given twice"},
 		{[]string{"all"}, "maxQueueingTimeMs=0,500", "", `rule "GET:/api/orders": leap-array: unknown parameter "maxqueueingtimems"; allowed: limit, sample-count`},
 		{[]string{"all"}, "maxQueueingTimeMs=0,500", "", `; its fields: count`},
 		{[]string{"all"}, "count=1,2", "nginx", `--emit nginx with several rules patches their own file, and rule "GET:/api/orders"`},
+		{[]string{"GET:/api/orders", "other"}, "count=1,2", "sentinel", `--emit sentinel with several rules writes one file, and rule "GET:/api/orders" is in ../examples/rules/sentinel-flow-rules.json:2, rule "other" in `},
 	} {
 		o := recommendOpts(trace, "", []string{c.vary}, "pass_pct>=90")
-		o.Rules.Files, o.RuleNames, o.Emit, o.Out = []string{"../examples/rules/sentinel-flow-rules.json"}, c.rules, c.emit, t.TempDir()
+		o.Rules.Files, o.RuleNames, o.Emit, o.Out = []string{"../examples/rules/sentinel-flow-rules.json", other}, c.rules, c.emit, t.TempDir()
 		rr, err := NewRecommendRows(context.Background(), o, nil, 0)
 		if err == nil {
 			rr.Close()
