@@ -257,12 +257,21 @@ type RecommendPlan struct {
 	p         *Plan
 	size      int
 	workers   int
+	// shared: the source belongs to another plan (several rules), which
+	// closes it and prints its notes.
+	shared bool
 }
 
 // NewRecommendPlan checks a tune --vary: the base spec (--algo, or the
 // one row --rules and --rule pick), each --vary against it, each --goal,
 // the source; nothing runs.
-func NewRecommendPlan(ctx context.Context, opts TuneOptions, notes io.Writer, width int) (_ *RecommendPlan, err error) {
+func NewRecommendPlan(ctx context.Context, opts TuneOptions, notes io.Writer, width int) (*RecommendPlan, error) {
+	return newRecommendPlan(ctx, opts, notes, width, nil)
+}
+
+// newRecommendPlan is NewRecommendPlan on the source shared prepared,
+// when given (several rules tuned on one source).
+func newRecommendPlan(ctx context.Context, opts TuneOptions, notes io.Writer, width int, shared *Plan) (_ *RecommendPlan, err error) {
 	if notes == nil {
 		notes = io.Discard
 	}
@@ -326,15 +335,24 @@ func NewRecommendPlan(ctx context.Context, opts TuneOptions, notes io.Writer, wi
 	if !opts.WindowSet {
 		window = DefaultWindow
 	}
-	p, err := prepare(ctx, &opts.Source, []string{r.spec(r.coords(0))}, false, opts.Bin, window, opts.Out, "-tune", nil)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			p.src.cleanup()
+	var p *Plan
+	if shared != nil {
+		q := *shared
+		p, r.shared = &q, true
+		if err := registry.Check(r.spec(r.coords(0)), p.src.Limit); err != nil {
+			return nil, err
 		}
-	}()
+	} else {
+		p, err = prepare(ctx, &opts.Source, []string{r.spec(r.coords(0))}, false, opts.Bin, window, opts.Out, "-tune", nil)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				p.src.cleanup()
+			}
+		}()
+	}
 	if r.rule != nil {
 		if err := checkRuleNeeds([]rules.Rule{*r.rule}, p.src); err != nil {
 			return nil, err
@@ -523,7 +541,11 @@ func (r *RecommendPlan) whyNoBisect() string {
 }
 
 // Close removes what resolving the source left on disk.
-func (r *RecommendPlan) Close() { r.p.src.cleanup() }
+func (r *RecommendPlan) Close() {
+	if !r.shared {
+		r.p.src.cleanup()
+	}
+}
 
 // Out is the output directory Execute writes.
 func (r *RecommendPlan) Out() string { return r.p.out }

@@ -161,7 +161,9 @@ func (r *RecommendPlan) Execute(ctx context.Context, h RecommendHooks, notes io.
 	if notes == nil {
 		notes = io.Discard
 	}
-	r.p.src.printNotes(notes, width)
+	if !r.shared {
+		r.p.src.printNotes(notes, width)
+	}
 	rec, err := r.Search(ctx, h)
 	if err != nil {
 		return nil, err

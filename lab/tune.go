@@ -39,6 +39,10 @@ type TuneOptions struct {
 	// Rules and Rule pick the flow rule whose limit is tuned.
 	Rules Rules
 	Rule  string
+	// RuleNames, with Vary, are the rules to tune one after another
+	// (several --rule, or "all": every active row; NewRecommendRows);
+	// one name is Rule.
+	RuleNames []string
 	// Vary, when given, makes the tune a recommendation (NewRecommendPlan):
 	// the parameters of Algo (or of the --rules row Rule picks) to vary
 	// (ParseVary), the Goals to meet and the objective (ParseGoal), at

@@ -49,6 +49,12 @@ func Patch(r Rule, set map[string]string) (file string, patched []byte, updated 
 
 // PatchFiles is Patch for fields that may live in several files.
 func PatchFiles(r Rule, set map[string]string) ([]PatchedFile, Rule, error) {
+	return patchFilesOn(r, set, nil)
+}
+
+// patchFilesOn is PatchFiles reading a file from pre when pre holds it
+// (the bytes an earlier patch left), else from disk.
+func patchFilesOn(r Rule, set map[string]string, pre map[string][]byte) ([]PatchedFile, Rule, error) {
 	if len(set) == 0 {
 		return nil, Rule{}, fmt.Errorf("%s: no field to set; its fields are %s", r.Name, fieldNames(r))
 	}
@@ -80,9 +86,12 @@ func PatchFiles(r Rule, set map[string]string) ([]PatchedFile, Rule, error) {
 				return nil, Rule{}, fmt.Errorf("%s: field %s: %q is not one nginx argument (a number, Nr/s, true or false)", r.Name, k, set[k])
 			}
 		}
-		return patchNginx(r, set, names, len(stages))
+		return patchNginx(r, set, names, len(stages), pre)
 	}
 	data, err := readRulesFile(file)
+	if b, ok := pre[file]; ok {
+		data, err = b, nil
+	}
 	if err != nil {
 		return nil, Rule{}, fmt.Errorf("%s: cannot read the rules file (%s); check the path", file, oneLine(err))
 	}
@@ -104,6 +113,88 @@ func PatchFiles(r Rule, set map[string]string) ([]PatchedFile, Rule, error) {
 		return nil, Rule{}, err
 	}
 	return []PatchedFile{{file, out}}, up, nil
+}
+
+// PatchRules patches several rules at once, as one edit of their files:
+// sets[i] are rs[i]'s fields (an empty set leaves the rule as it is), each
+// rule patched on the bytes the ones before it left, found again there
+// when a field added a line. It returns the changed files, each once, in
+// the order first changed, and every rule read back from them.
+func PatchRules(rs []Rule, sets []map[string]string) ([]PatchedFile, []Rule, error) {
+	if len(sets) != len(rs) {
+		return nil, nil, fmt.Errorf("PatchRules: %d rules and %d sets", len(rs), len(sets))
+	}
+	files := map[string][]byte{}
+	var order []string
+	cur := slices.Clone(rs)
+	for i := range cur {
+		if len(sets[i]) == 0 {
+			continue
+		}
+		pf, _, err := patchFilesOn(cur[i], sets[i], files)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range pf {
+			files[f.File] = f.Data
+			order = appendNew(order, f.File)
+		}
+		for j := i + 1; j < len(cur); j++ {
+			if cur[j], err = rereadOn(cur[j], files, order); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	ups := make([]Rule, len(cur))
+	for i := range cur {
+		var err error
+		if ups[i], err = rereadOn(cur[i], files, order); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := make([]PatchedFile, len(order))
+	for i, f := range order {
+		out[i] = PatchedFile{f, files[f]}
+	}
+	return out, ups, nil
+}
+
+// rereadOn reads r again from the patched files (its own file's bytes
+// when unchanged).
+func rereadOn(r Rule, files map[string][]byte, changed []string) (Rule, error) {
+	file, _, err := splitSource(r.Source)
+	if err != nil {
+		return Rule{}, err
+	}
+	if r.Format == "nginx" {
+		if len(changed) == 0 {
+			return r, nil
+		}
+		root := filepath.Dir(file)
+		for _, f := range changed {
+			for {
+				rel, err := filepath.Rel(root, f)
+				if err == nil && !strings.HasPrefix(rel, "..") {
+					break
+				}
+				up := filepath.Dir(root)
+				if up == root {
+					break
+				}
+				root = up
+			}
+		}
+		return rereadNginx(r, root, files, changed)
+	}
+	data, ok := files[file]
+	if !ok {
+		return r, nil
+	}
+	rs, err := Parse(file, data, r.Format)
+	if err != nil {
+		return Rule{}, fmt.Errorf("%s: the patched file does not read back: %v", r.Name, err)
+	}
+	return sameRule(r, rs)
 }
 
 // nginxAlt accepts delay for nodelay and back: the two are one choice.
@@ -573,12 +664,15 @@ func patchTOML(r Rule, file string, line int, data []byte, set map[string]string
 // patchNginx sets rate in the zone's limit_req_zone and burst, delay and
 // nodelay in the location's limit_req, then reads the configuration
 // again from a copy of its directory.
-func patchNginx(r Rule, set map[string]string, names []string, nStages int) ([]PatchedFile, Rule, error) {
+func patchNginx(r Rule, set map[string]string, names []string, nStages int, pre map[string][]byte) ([]PatchedFile, Rule, error) {
 	m := limitReqRe.FindAllStringSubmatch(r.What, -1)
 	if len(m) == 0 {
 		return nil, Rule{}, fmt.Errorf("%s: the rule names no limit_req; only limit_req zones are tuned", r.Name)
 	}
-	files := map[string][]byte{}
+	files := maps.Clone(pre)
+	if files == nil {
+		files = map[string][]byte{}
+	}
 	read := func(f string) ([]byte, error) {
 		if b, ok := files[f]; ok {
 			return b, nil

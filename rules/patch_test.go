@@ -452,3 +452,65 @@ func FuzzPatch(f *testing.F) {
 		}
 	})
 }
+
+// TestPatchRules: several rules patched as one edit, each on the bytes the
+// ones before left: a field inserted into the first rule moves the second
+// down a line, and the second is still found and patched; every rule
+// reads back with its own values, an empty set leaves its rule as it was.
+func TestPatchRules(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "flow.json")
+	src := "[\n  {\n    \"resource\": \"a\",\n    \"count\": 10,\n    \"controlBehavior\": 2\n  },\n  {\n    \"resource\": \"b\",\n    \"count\": 20\n  },\n  {\n    \"resource\": \"c\",\n    \"count\": 30\n  }\n]\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := Load(p, "")
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("%d rules, %v", len(rs), err)
+	}
+	files, ups, err := PatchRules(rs, []map[string]string{{"maxQueueingTimeMs": "800"}, nil, {"count": "35"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[\n  {\n    \"resource\": \"a\",\n    \"count\": 10,\n    \"controlBehavior\": 2,\n    \"maxQueueingTimeMs\": 800\n  },\n  {\n    \"resource\": \"b\",\n    \"count\": 20\n  },\n  {\n    \"resource\": \"c\",\n    \"count\": 35\n  }\n]\n"
+	if len(files) != 1 || files[0].File != p || string(files[0].Data) != want {
+		t.Fatalf("patched %d files:\n%s\nwant:\n%s", len(files), files[0].Data, want)
+	}
+	for i, w := range []string{"leaky-bucket:limit=10,max-queue=800ms", rs[1].Spec, "leap-array:limit=35"} {
+		if ups[i].Spec != w {
+			t.Errorf("rule %s reads back as %s, want %s", ups[i].Name, ups[i].Spec, w)
+		}
+	}
+	if ups[2].Source != p+":12" { // was line 11
+		t.Errorf("rule c's source %s, want its line after the insert", ups[2].Source)
+	}
+
+	// nginx: two locations, their zones' rates in an included file.
+	rs, err = Load("../examples/rules/nginx.conf", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, ups, err = PatchRules(rs, []map[string]string{{"perip.burst": "30", "perserver.rate": "600r/s"}, {"rate": "60r/m", "burst": "5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range files {
+		got[filepath.Base(f.File)] = string(f.Data)
+	}
+	conf, _ := os.ReadFile("../examples/rules/nginx.conf")
+	limits, _ := os.ReadFile("../examples/rules/limits.conf")
+	wantConf := strings.Replace(strings.Replace(string(conf), "zone=perip burst=20 nodelay", "zone=perip burst=30 nodelay", 1), "limit_req zone=login;", "limit_req zone=login burst=5;", 1)
+	if len(files) != 2 || got["nginx.conf"] != wantConf || got["limits.conf"] == "" {
+		t.Fatalf("%d files; nginx.conf:\n%s", len(files), got["nginx.conf"])
+	}
+	if n := strings.Count(got["limits.conf"], "rate=600r/s") + strings.Count(got["limits.conf"], "rate=60r/m"); n != 2 || len(got["limits.conf"]) != len(limits) {
+		t.Errorf("limits.conf:\n%s", got["limits.conf"])
+	}
+	if !strings.HasPrefix(ups[0].Spec, "nginx-limit-req:rate=10r/s,burst=30,nodelay=true,") || !strings.Contains(ups[0].Spec, "+nginx-limit-req:rate=600r/s,burst=100,") {
+		t.Errorf("/api/ reads back as %s", ups[0].Spec)
+	}
+	if !strings.HasPrefix(ups[1].Spec, "nginx-limit-req:rate=60r/m,burst=5,") {
+		t.Errorf("/login reads back as %s", ups[1].Spec)
+	}
+}

@@ -60,7 +60,9 @@ counters, beside the sliding-window counter, by counters, with each one's
 uncertain span G; it writes tune-layers.csv.
 
 --vary recommends a configuration instead: it varies parameters of --algo
-(or of the --rules row --rule picks; Sentinel's count, maxQueueingTimeMs,
+(or of the --rules row --rule picks, or of each of several: --rule A
+--rule B or --rule all, one search each, under --out/N-RULE/, with one
+--emit file patching them all; Sentinel's count, maxQueueingTimeMs,
 warmUpPeriodSec also by those names) over ranges (burst=0..100/10,
 rate=1..10, limit=10..1000~5 log-spaced, max-queue=0s..1s/250ms) or lists,
 on any source, keeps the points meeting every --goal constraint (the
@@ -85,6 +87,9 @@ See docs/recommend.md.`,
 			sourceFromFlags(&opts.Lab.Source, cmd, args)
 			opts.Lab.TargetSet = cmd.Flags().Changed("target")
 			opts.Lab.WindowSet = cmd.Flags().Changed("window")
+			if n := opts.Lab.RuleNames; len(n) == 1 && n[0] != "all" {
+				opts.Lab.Rule = n[0]
+			}
 			layersDefaults(cmd, opts)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -107,7 +112,7 @@ See docs/recommend.md.`,
 	addRulesFlags(cmd, &o.Rules)
 	// tune replays one rule's QPS flow stage, not a row per rule.
 	f.Lookup("rules").Usage = "a rules file (as run takes it), repeatable: tune takes its QPS flow rule's count as the limit and varies the sample count; with --vary, the rule's spec is what varies (--rule picks one when there are several; 'rules explain' shows them)"
-	f.StringVar(&o.Rule, "rule", "", "with --rules: the rule (resource, location) that is tuned, when the files have several")
+	f.StringArrayVar(&o.RuleNames, "rule", nil, "with --rules: the rule (resource, location) that is tuned, when the files have several; with --vary, repeat it (or --rule all) to tune several, each on its own")
 	addLayersFlag(cmd, opts)
 	f.StringArrayVar(&o.Vary, "vary", nil, "recommend a configuration: vary this parameter of --algo (or of the --rules row): NAME=A..B, A..B/STEP, A..B~N (log-spaced), a,b,c (docs/recommend.md)")
 	f.StringVar(&o.Algo, "algo", "", "with --vary: the spec whose parameters vary")
@@ -127,6 +132,8 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 		return tuneLayersRun(ctx, opts)
 	} else if len(opts.Lab.Vary) > 0 {
 		return recommendRun(ctx, opts)
+	} else if lab.SeveralRules(opts.Lab) {
+		return errors.New("several --rule (or --rule all) tune each rule's --vary parameters; the sample-count tune takes one --rule")
 	}
 	plan, err := lab.NewTunePlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 	if err != nil {
@@ -143,6 +150,19 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 
 // recommendRun is tune --vary: the search and its files in lab.
 func recommendRun(ctx context.Context, opts *TuneOptions) error {
+	if lab.SeveralRules(opts.Lab) {
+		rows, err := lab.NewRecommendRows(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		bar := progress.NewPoints(opts.IO.ErrOut, opts.IO.ErrTTY && !opts.Quiet, opts.IO.Width)
+		res, err := rows.Execute(ctx, lab.RecommendHooks{Point: bar.Update, Finished: bar.Finish}, opts.IO.ErrOut, opts.IO.Width)
+		if err != nil {
+			return err
+		}
+		return res.Print(opts.IO.Out, opts.IO.Width)
+	}
 	plan, err := lab.NewRecommendPlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 	if err != nil {
 		return err

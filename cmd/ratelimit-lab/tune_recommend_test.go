@@ -136,3 +136,25 @@ func TestRecommendUsersHurtShare(t *testing.T) {
 		t.Errorf("users_hurt<=50%%: exit %d, want 3\n%s%s", code, stdout, stderr)
 	}
 }
+
+// Several --rule: each rule tuned under its heading; exit 3 naming the
+// rules whose goals no point meets; without --vary, one line.
+func TestRecommendSeveralRulesCommand(t *testing.T) {
+	rules := "../../examples/rules/sentinel-flow-rules.json"
+	args := []string{"tune", "poisson", "--duration", "1s", "--rules", rules, "--rule", "POST:/api/checkout", "--rule", "GET:/api/search",
+		"--vary", "count=1,1000", "--goal", "pass_pct>=99", "--out", filepath.Join(t.TempDir(), "o")}
+	stdout, stderr, code := runIn(t, nil, 100, args...)
+	if code != 0 || !strings.Contains(stdout, `== rule "POST:/api/checkout"`) || !strings.Contains(stdout, `== rule "GET:/api/search"`) || strings.Contains(stdout, "GET:/api/orders") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	args[len(args)-3] = "pass_pct>=100.5"
+	args[len(args)-1] = filepath.Join(t.TempDir(), "p")
+	_, stderr, code = runIn(t, nil, 100, args...)
+	if code != 3 || !strings.Contains(stderr, `no point tried meets the goals for 2 of 2 rules: "POST:/api/checkout", "GET:/api/search"`) {
+		t.Errorf("goals missed: exit %d, want 3\n%s", code, stderr)
+	}
+	_, stderr, code = runIn(t, nil, 0, "tune", "poisson", "--duration", "1s", "--rules", rules, "--rule", "all", "--out", filepath.Join(t.TempDir(), "q"))
+	if code != 1 || !strings.Contains(stderr, "the sample-count tune takes one --rule") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("without --vary: exit %d, stderr %q", code, stderr)
+	}
+}

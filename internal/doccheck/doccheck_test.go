@@ -367,6 +367,9 @@ func prepare(t *testing.T, dir string, c command, n int) prepared {
 			}
 		} else if has(args, "--layers") {
 			p.want = []string{"tune-layers.csv"}
+		} else if strings.Count(" "+strings.Join(args, " ")+" ", " --rule ") > 1 || flagValue(args, "--rule") == "all" {
+			// Several rules: each rule's files under N-RULE/, an index.
+			p.want = []string{"report.html"}
 		} else {
 			p.want = []string{"tune.csv", "tune.png"}
 		}
