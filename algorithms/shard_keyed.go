@@ -11,11 +11,10 @@ import (
 // is a limiter of the same configuration that sees key id as id / n.
 
 // nginxShards are the shards of an NginxLimitReq.
-type nginxShards struct {
-	n     int32
-	col   int
-	parts []*NginxLimitReq
-}
+type nginxShards = keyShards[nginxState, *NginxLimitReq]
+
+// shardSlots is the one zone's table a split limit_req holds.
+func (l *NginxLimitReq) shardSlots() *keySlots[nginxState] { return &l.zones[0].slots }
 
 // Shard implements Sharder: one limit_req with an unbounded zone.
 func (l *NginxLimitReq) Shard(n int) (Shards, string) {
@@ -44,17 +43,6 @@ func (l *NginxLimitReq) Shard(n int) (Shards, string) {
 	return sh, ""
 }
 
-func (sh *nginxShards) Of(r *Request) int {
-	if id := r.Keys[sh.col]; id >= 0 {
-		return int(id % sh.n)
-	}
-	return 0
-}
-
-func (sh *nginxShards) DecideOn(s int, now time.Duration, r *Request) Decision {
-	return sh.parts[s].DecideRequest(now, localRequest(r, sh.col, sh.n))
-}
-
 // localRequest is r with its key column's id made local to its shard.
 func localRequest(r *Request, col int, n int32) *Request {
 	if r.Keys[col] < 0 {
@@ -65,29 +53,11 @@ func localRequest(r *Request, col int, n int32) *Request {
 	return &l
 }
 
-func (sh *nginxShards) stateBytes() int {
-	parts := make([]*keySlots[nginxState], len(sh.parts))
-	for i, p := range sh.parts {
-		parts[i] = &p.zones[0].slots
-	}
-	return mergedBytes(parts)
-}
-
-// keyFigures: an unbounded zone neither expires nor fails an allocation.
-func (sh *nginxShards) keyFigures() KeyFigures {
-	live := 0
-	for _, p := range sh.parts {
-		live += p.zones[0].slots.live
-	}
-	return KeyFigures{PeakKeys: live, PeakStateBytes: int64(sh.stateBytes())}
-}
-
 // paramShards are the shards of a SentinelParam.
-type paramShards struct {
-	n     int32
-	col   int
-	parts []*SentinelParam
-}
+type paramShards = keyShards[paramState, *SentinelParam]
+
+// shardSlots is the cache a split sentinel-param holds.
+func (p *SentinelParam) shardSlots() *keySlots[paramState] { return &p.slots }
 
 // Shard implements Sharder: an unbounded cache without items=.
 func (p *SentinelParam) Shard(n int) (Shards, string) {
@@ -112,29 +82,45 @@ func (p *SentinelParam) Shard(n int) (Shards, string) {
 	return sh, ""
 }
 
-func (sh *paramShards) Of(r *Request) int {
+// shardPart is a per-key limiter a keyShards splits: it decides a request
+// whose key id is local to its shard, and holds its keys in one table.
+type shardPart[T any] interface {
+	DecideRequest(now time.Duration, r *Request) Decision
+	shardSlots() *keySlots[T]
+}
+
+// keyShards routes requests by key id to n parts (shard id % n, local id
+// id / n) and reports the parts' figures as one unbounded table.
+type keyShards[T any, P shardPart[T]] struct {
+	n     int32
+	col   int
+	parts []P
+}
+
+func (sh *keyShards[T, P]) Of(r *Request) int {
 	if id := r.Keys[sh.col]; id >= 0 {
 		return int(id % sh.n)
 	}
 	return 0
 }
 
-func (sh *paramShards) DecideOn(s int, now time.Duration, r *Request) Decision {
+func (sh *keyShards[T, P]) DecideOn(s int, now time.Duration, r *Request) Decision {
 	return sh.parts[s].DecideRequest(now, localRequest(r, sh.col, sh.n))
 }
 
-func (sh *paramShards) stateBytes() int {
-	parts := make([]*keySlots[paramState], len(sh.parts))
+func (sh *keyShards[T, P]) stateBytes() int {
+	parts := make([]*keySlots[T], len(sh.parts))
 	for i, p := range sh.parts {
-		parts[i] = &p.slots
+		parts[i] = p.shardSlots()
 	}
 	return mergedBytes(parts)
 }
 
-func (sh *paramShards) keyFigures() KeyFigures {
+// keyFigures: an unbounded table neither expires nor fails an allocation.
+func (sh *keyShards[T, P]) keyFigures() KeyFigures {
 	live := 0
 	for _, p := range sh.parts {
-		live += p.slots.live
+		live += p.shardSlots().live
 	}
 	return KeyFigures{PeakKeys: live, PeakStateBytes: int64(sh.stateBytes())}
 }
