@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,30 +149,33 @@ func tuneRun(ctx context.Context, opts *TuneOptions) error {
 	return tune.Print(opts.IO.Out, opts.IO.Width)
 }
 
-// recommendRun is tune --vary: the search and its files in lab.
+// recommendRun is tune --vary: the search and its files in lab, for one
+// rule (or --algo) or several.
 func recommendRun(ctx context.Context, opts *TuneOptions) error {
+	var execute func(lab.RecommendHooks) (interface{ Print(io.Writer, int) error }, error)
 	if lab.SeveralRules(opts.Lab) {
 		rows, err := lab.NewRecommendRows(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		bar := progress.NewPoints(opts.IO.ErrOut, opts.IO.ErrTTY && !opts.Quiet, opts.IO.Width)
-		res, err := rows.Execute(ctx, lab.RecommendHooks{Point: bar.Update, Finished: bar.Finish}, opts.IO.ErrOut, opts.IO.Width)
+		execute = func(h lab.RecommendHooks) (interface{ Print(io.Writer, int) error }, error) {
+			return rows.Execute(ctx, h, opts.IO.ErrOut, opts.IO.Width)
+		}
+	} else {
+		plan, err := lab.NewRecommendPlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
 		if err != nil {
 			return err
 		}
-		return res.Print(opts.IO.Out, opts.IO.Width)
+		defer plan.Close()
+		execute = func(h lab.RecommendHooks) (interface{ Print(io.Writer, int) error }, error) {
+			return plan.Execute(ctx, h, opts.IO.ErrOut, opts.IO.Width)
+		}
 	}
-	plan, err := lab.NewRecommendPlan(ctx, opts.Lab, opts.IO.ErrOut, opts.IO.Width)
-	if err != nil {
-		return err
-	}
-	defer plan.Close()
 	bar := progress.NewPoints(opts.IO.ErrOut, opts.IO.ErrTTY && !opts.Quiet, opts.IO.Width)
-	rec, err := plan.Execute(ctx, lab.RecommendHooks{Point: bar.Update, Finished: bar.Finish}, opts.IO.ErrOut, opts.IO.Width)
+	res, err := execute(lab.RecommendHooks{Point: bar.Update, Finished: bar.Finish})
 	if err != nil {
 		return err
 	}
-	return rec.Print(opts.IO.Out, opts.IO.Width)
+	return res.Print(opts.IO.Out, opts.IO.Width)
 }
