@@ -127,3 +127,49 @@ func darken(c color.RGBA, f float64) color.RGBA {
 func windowStyle(c color.RGBA) draw.LineStyle {
 	return draw.LineStyle{Color: darken(c, 0.5), Width: vg.Points(1.8)}
 }
+
+// reducePerPixel is how many points per pixel column a line drawn through
+// plotter.Line (with a glyph box per point and one path) may have before
+// it is drawn from each column's envelope (columnEnvelope) instead.
+const reducePerPixel = 4
+
+// columnEnvelope thins a line's points, sorted by X, to what a picture of
+// cols pixel columns across [x0, x1] shows, when they are more than
+// reducePerPixel a column (otherwise it returns them as they are): in each column its first and
+// last points and those holding its lowest and highest Y, in their order.
+// A step or polyline through the kept points covers, in every column, the
+// same vertical extent as through all of them (so a one-point spike stays),
+// and passes through the same points where columns meet; what changes lies
+// inside one column: the same picture up to antialiasing. The first and
+// last points, and the lowest and highest Y, are kept, so the glyph boxes
+// gonum/plot pads the axes with (the extremes) are the same.
+func columnEnvelope(xys plotter.XYs, x0, x1 float64, cols int) plotter.XYs {
+	if cols < 1 || x1 <= x0 || len(xys) <= reducePerPixel*cols {
+		return xys
+	}
+	col := func(x float64) int {
+		return min(max(int(math.Floor((x-x0)/(x1-x0)*float64(cols))), 0), cols-1)
+	}
+	out := make(plotter.XYs, 0, 4*cols)
+	for i := 0; i < len(xys); {
+		c := col(xys[i].X)
+		j, lo, hi := i, i, i
+		for ; j < len(xys) && col(xys[j].X) == c; j++ {
+			if xys[j].Y < xys[lo].Y {
+				lo = j
+			}
+			if xys[j].Y > xys[hi].Y {
+				hi = j
+			}
+		}
+		last := j - 1
+		keep := [4]int{i, min(lo, hi), max(lo, hi), last}
+		for k, idx := range keep {
+			if k == 0 || idx != keep[k-1] {
+				out = append(out, xys[idx])
+			}
+		}
+		i = j
+	}
+	return out
+}
