@@ -71,10 +71,9 @@ func newCanvas(w, h int) *vgimg.Canvas {
 	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
 }
 
-// writePNG encodes the canvas as PNG.
+// writePNG encodes the canvas as PNG (encodePNG).
 func writePNG(w io.Writer, c *vgimg.Canvas) error {
-	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
-	return err
+	return encodePNG(w, c.Image())
 }
 
 // niceStep returns a step of 1, 2 or 5 × 10^k giving about target steps
