@@ -36,10 +36,13 @@ import (
 // count, and an entry or a key's bytes once published never change or
 // move.
 type KeyTable struct {
-	seed  maphash.Seed
-	slots []keySlot // len a power of two, at most half full
-	shift uint      // 64 - log2(len(slots)): a hash's slot is h >> shift
-	n     int32
+	seed maphash.Seed
+	drop uint64 // hash bits cleared: none, but in tests of collisions
+
+	hashAgain bool      // tests: a doubling hashes every key again
+	slots     []keySlot // len a power of two, at most half full
+	shift     uint      // 64 - log2(len(slots)): a hash's slot is h >> shift
+	n         int32
 
 	blocks [][]keyEntry // entry id is blocks[id>>entryShift][id&entryMask]
 	chunks [][]byte     // arena chunks of the keys of 16 bytes or more
@@ -85,6 +88,9 @@ type keyEntry [16]byte
 // NewKeyTable returns an empty table.
 func NewKeyTable() *KeyTable { return &KeyTable{seed: maphash.MakeSeed()} }
 
+// hash is b's hash, as the slots take it.
+func (k *KeyTable) hash(b []byte) uint64 { return maphash.Bytes(k.seed, b) &^ k.drop }
+
 // Intern returns s's id, adding s if it is new. The empty string is NoKey.
 func (k *KeyTable) Intern(s string) int32 {
 	return k.InternBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
@@ -97,7 +103,7 @@ func (k *KeyTable) InternBytes(b []byte) int32 {
 	if n == 0 {
 		return NoKey
 	}
-	h := maphash.Bytes(k.seed, b)
+	h := k.hash(b)
 	meta := uint32(h>>32)&^0xff | uint32(min(n, 255))
 	head, tail := keyWords(b)
 	if k.slots == nil {
@@ -240,12 +246,13 @@ func (k *KeyTable) rehash(size int) {
 			continue
 		}
 		var h uint64
-		if shift >= 40 {
+		if shift >= 64-24 && !k.hashAgain {
 			// The slot's 24 bits of hash are the top ones the index
 			// takes.
 			h = uint64(v.meta&^0xff) << 32
 		} else {
-			h = maphash.String(k.seed, k.name(int32(v.id-1)))
+			name := k.name(int32(v.id - 1))
+			h = k.hash(unsafe.Slice(unsafe.StringData(name), len(name)))
 		}
 		i := h >> shift
 		for slots[i].id != 0 {
