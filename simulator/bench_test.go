@@ -278,7 +278,7 @@ func BenchmarkFeedPoisson(b *testing.B) {
 				fed += n
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(fed), "ns/arrival")
-			b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/float64(fed), "cpu-ns/arrival")
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(fed), "cpu-ns/arrival")
 		})
 	}
 }
