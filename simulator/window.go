@@ -358,12 +358,32 @@ func (m *windowMax) makeRoom() {
 	if m.n-m.tail < int64(len(r)) {
 		return
 	}
-	nr := make([]int64, 2*len(r))
+	nr := make([]int64, m.grownLen())
 	nmask := int64(len(nr) - 1)
 	for i := m.tail; i < m.n; i++ {
 		nr[i&nmask] = r[i&mask]
 	}
 	m.ring = nr
+}
+
+// grownLen is the length of the full ring's successor: the power of two
+// that holds the admissions of the span the ring keeps (reorder + 5W/4, see
+// windowMax) at the rate of the admissions it holds, at least twice and at
+// most eight times its length. While the traffic keeps its rate, the ring
+// reaches its size in one or two steps instead of one doubling after
+// another, each a copy into memory written for the first time.
+func (m *windowMax) grownLen() int {
+	r := m.ring
+	mask := int64(len(r) - 1)
+	size := 2 * len(r)
+	d := r[(m.n-1)&mask] - r[m.tail&mask] // the time the ring's admissions span
+	span := float64(m.reorder) + 1.25*float64(m.w)
+	if d > 0 {
+		for size < 8*len(r) && float64(size) < float64(len(r))*span/float64(d) {
+			size *= 2
+		}
+	}
+	return size
 }
 
 // toSorted switches from the in-order mode to the sorted-slice structure,
