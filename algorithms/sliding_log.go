@@ -121,10 +121,12 @@ func (s *SlidingLog) Record(now time.Duration) {
 // times as under append, and so does StateBytes, but the log is copied
 // once instead of at every growth, and the part of the reserve it never
 // reaches is never touched (fresh memory is not written until used). Past
-// the reserve, or below the large sizes, append grows it as before.
+// the reserve, or for a log whose first capacity is in the small sizes
+// (a limit below 4096), append grows it as before.
 func (s *SlidingLog) grow() {
 	c := cap(s.log)
-	if c*8 <= largeAlloc {
+	if initialCap(s.cfg)*8 <= largeAlloc {
+		// The log started small: append grows it, to arrays of its own.
 		return
 	}
 	nc := appendCap(c)
@@ -139,8 +141,10 @@ func (s *SlidingLog) grow() {
 		s.log = res[:len(s.log):nc]
 		return
 	}
-	// The array is the reserve (only grow moves the log while its capacity
-	// is below r): extend the slice over it.
+	// The array is the reserve: from its first growth on, a log that
+	// started large moves only here while its capacity is below r (append
+	// moves it only once the reserve is too small, to a capacity above r).
+	// Extend the slice over it.
 	s.log = unsafe.Slice(unsafe.SliceData(s.log), r)[:len(s.log):nc]
 }
 

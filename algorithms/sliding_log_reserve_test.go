@@ -104,22 +104,30 @@ func TestAppendCapIsAppends(t *testing.T) {
 // (within and beyond the history), bursts at one instant, Check without
 // Record (a chain stage that another stage blocks), and limits from 1 to
 // 12 000 (below and above the large sizes, so that the log grows by
-// append, in its reserve, and past it after steps back), the log decides
+// append, from the small sizes past them, in its reserve, and past it
+// after steps back), the log decides
 // as the slice grown by append did, keeps the same timestamps and reports
 // the same StateBytes after every call.
 func TestSlidingLogReserveMatchesAppend(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	inReserve := 0
-	for trial := range 45 {
-		limit := float64(1 + rng.IntN([]int{5, 60, 20000}[trial%3]))
-		if trial%3 == 2 {
-			limit = float64(4200 + rng.IntN(8000))
-		}
+	for trial := range 60 {
 		c := SlidingLogConfig{
-			Limit:   limit,
+			Limit:   float64(1 + rng.IntN([]int{5, 60}[trial%2])),
 			Window:  time.Duration(1+rng.IntN(1500)) * time.Millisecond,
 			History: time.Duration(rng.IntN(4000)) * time.Millisecond,
 		}
+		if trial%3 == 2 {
+			c.Limit = float64(4200 + rng.IntN(8000))
+			if trial%2 == 0 {
+				// A log that starts in the small sizes and grows past
+				// them by append: a long history behind a short window.
+				c.Limit = float64(400 + rng.IntN(3000))
+				c.Window = time.Duration(50+rng.IntN(100)) * time.Millisecond
+				c.History = 30 * c.Window
+			}
+		}
+		limit := c.Limit
 		l, err := NewSlidingLog(c)
 		if err != nil {
 			t.Fatal(err)
@@ -133,7 +141,7 @@ func TestSlidingLogReserveMatchesAppend(t *testing.T) {
 			trace = trace[:0]
 			var at time.Duration
 			gap := int64(c.Window) / int64(limit) * 4 / 3
-			for range 12 * int(limit) {
+			for range (int((c.Window+c.History)/c.Window) + 2) * int(limit) {
 				at += time.Duration(rng.Int64N(gap + 1))
 				if rng.IntN(20000) == 0 {
 					at -= time.Duration(rng.Int64N(int64(c.Window) / 20))
