@@ -52,8 +52,7 @@ func NewSlidingLog(c SlidingLogConfig) (*SlidingLog, error) {
 	if c.History < 0 {
 		return nil, fmt.Errorf("sliding-log: history must not be negative, got %v (for example history=1m)", c.History)
 	}
-	n := math.Min(math.Ceil(c.Limit), 1<<16)
-	return &SlidingLog{cfg: c, log: make([]time.Duration, 0, int(n)+1), cursor: true}, nil
+	return &SlidingLog{cfg: c, log: make([]time.Duration, 0, initialCap(c)), cursor: true}, nil
 }
 
 // Decide implements Limiter.
@@ -97,15 +96,96 @@ func (s *SlidingLog) Record(now time.Duration) {
 	if !s.seen || now >= s.maxT {
 		s.seen, s.maxT = true, now
 		s.forget()
+		if len(s.log) == cap(s.log) {
+			s.grow()
+		}
 		s.log = append(s.log, now)
 		return
 	}
 	// The clock went back: insert in order.
 	i := s.lo + sort.Search(len(s.log)-s.lo, func(i int) bool { return s.log[s.lo+i] > now })
+	if len(s.log) == cap(s.log) {
+		s.grow()
+	}
 	s.log = append(s.log, 0)
 	copy(s.log[i+1:], s.log[i:])
 	s.log[i] = now
 	s.cursor = false
+}
+
+// grow gives the full log the capacity append would give it, without
+// moving it, when that fits in the log's reserve: an array allocated, at
+// the first growth of a log whose capacity is past the small size classes,
+// for as many timestamps as a clock that never goes back can make it keep
+// (reserveFor). The log's capacity thus takes the same values at the same
+// times as under append, and so does StateBytes, but the log is copied
+// once instead of at every growth, and the part of the reserve it never
+// reaches is never touched (fresh memory is not written until used). Past
+// the reserve, or for a log whose first capacity is in the small sizes
+// (a limit below 4096), append grows it as before.
+func (s *SlidingLog) grow() {
+	c := cap(s.log)
+	if initialCap(s.cfg)*8 <= largeAlloc {
+		// The log started small: append grows it, to arrays of its own.
+		return
+	}
+	nc := appendCap(c)
+	r := reserveFor(s.cfg, c)
+	if nc > r || c >= r {
+		return
+	}
+	if c == initialCap(s.cfg) {
+		// The first growth: move to the reserve.
+		res := make([]time.Duration, len(s.log), r)
+		copy(res, s.log)
+		s.log = res[:len(s.log):nc]
+		return
+	}
+	// The array is the reserve: from its first growth on, a log that
+	// started large moves only here while its capacity is below r (append
+	// moves it only once the reserve is too small, to a capacity above r).
+	// Extend the slice over it.
+	s.log = unsafe.Slice(unsafe.SliceData(s.log), r)[:len(s.log):nc]
+}
+
+// largeAlloc is the largest size in bytes the runtime rounds up to a size
+// class; larger allocations are rounded up to its 8 KiB pages.
+const largeAlloc = 32768 - 8
+
+// appendCap is the capacity append gives a full []time.Duration of
+// capacity c when it adds one element, for c·8 above largeAlloc: the
+// runtime's nextslicecap (1.25 times plus 192 past 256 elements), rounded
+// up to whole 8 KiB pages (TestAppendCapIsAppends holds it to append).
+func appendCap(c int) int {
+	n := c
+	for n < c+1 {
+		n += (n + 3*256) >> 2
+	}
+	const page = 8192
+	return (n*8 + page - 1) &^ (page - 1) / 8
+}
+
+// initialCap is the capacity NewSlidingLog gives the log.
+func initialCap(c SlidingLogConfig) int {
+	return int(math.Min(math.Ceil(c.Limit), 1<<16)) + 1
+}
+
+// reserveFor is the capacity of the log's reserve: the first capacity of
+// append's sequence from c that holds the most timestamps a clock that
+// never goes back makes the log keep, those in a span of Window + History
+// (at most Limit in each Window of it) and the one being added; 0 when
+// that would pass 1 GiB.
+func reserveFor(cfg SlidingLogConfig, c int) int {
+	windows := math.Ceil(float64(cfg.Window+cfg.History) / float64(cfg.Window))
+	most := math.Floor(cfg.Limit)*windows + 1
+	if !(most*8 <= 1<<30) {
+		return 0
+	}
+	r := c
+	for float64(r) < most {
+		r = appendCap(r)
+	}
+	return r
 }
 
 // forget drops the timestamps too old to matter, and compacts the slice

@@ -67,6 +67,16 @@ type Stream interface {
 	Close() error
 }
 
+// BatchStream is a Stream that also hands out many arrivals in one call,
+// which spares its reader a call and a copy per arrival. Fill writes the
+// next arrivals into dst, in order, the ones Next would have returned, and
+// returns how many it wrote: len(dst), or fewer when the stream ends (then
+// Next returns false). Next and Fill may be mixed.
+type BatchStream interface {
+	Stream
+	Fill(dst []Arrival) int
+}
+
 // KeyedStream is a Stream whose arrivals carry keys. KeyColumns names the
 // key columns in the order of Arrival.Keys (for example ["key", "ip"]);
 // Keys is the table the ids point into, filled as the stream is read (so

@@ -1,6 +1,9 @@
 package scenarios
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // head is the pending arrival of one source in the merge heap.
 type head struct {
@@ -123,6 +126,64 @@ func (m *mergeStream) Next() (Arrival, bool) {
 		tg.tag(&a, m.keys)
 	}
 	return a, true
+}
+
+// Fill implements BatchStream: Next for each arrival of dst in turn, except
+// that while one Poisson phase alone is left, without keys, users or
+// priorities, it draws the times in one loop.
+func (m *mergeStream) Fill(dst []Arrival) int {
+	k := 0
+	for k < len(dst) {
+		if len(m.heap) == 1 && m.cols.Keys == nil && !m.cols.User && m.tags[m.heap[0].src] == nil {
+			if p, ok := m.srcs[m.heap[0].src].(*poissonSource); ok {
+				k += m.fillPoisson(p, dst[k:])
+				return k
+			}
+		}
+		a, ok := m.Next()
+		if !ok {
+			break
+		}
+		dst[k] = a
+		k++
+	}
+	return k
+}
+
+// fillPoisson is Fill while p is the only source left and the arrivals
+// carry nothing but their times: the same arrivals as Next's, without the
+// heap.
+func (m *mergeStream) fillPoisson(p *poissonSource, dst []Arrival) int {
+	t := m.heap[0].t // the pending arrival
+	next := time.Duration(math.MaxInt64)
+	if m.si < len(m.steps) {
+		next = m.steps[m.si].at
+	}
+	for k := range dst {
+		if t >= m.end {
+			m.heap = m.heap[:0]
+			return k
+		}
+		if next <= t {
+			for m.si < len(m.steps) && m.steps[m.si].at <= t {
+				m.offset += m.steps[m.si].offset
+				m.si++
+			}
+			next = time.Duration(math.MaxInt64)
+			if m.si < len(m.steps) {
+				next = m.steps[m.si].at
+			}
+		}
+		dst[k] = Arrival{At: t, Clock: t + m.offset}
+		nt, ok := p.next()
+		if !ok {
+			m.heap = m.heap[:0]
+			return k + 1
+		}
+		t = nt
+	}
+	m.heap[0].t = t
+	return len(dst)
 }
 
 func (m *mergeStream) Err() error   { return nil }

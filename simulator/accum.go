@@ -243,6 +243,11 @@ func (a *accumulator) add(at time.Duration, d algorithms.Decision, prio bool) {
 // call (windowMax.addMany).
 func (a *accumulator) addBatch(arr []scenarios.Arrival, ds []algorithms.Decision) {
 	ds = ds[:len(arr)]
+	if cap(a.adm) < len(arr) {
+		// Room for a whole batch at once: grown by append it would
+		// allocate (and touch) about twice that.
+		a.adm = make([]int64, 0, len(arr))
+	}
 	adm := a.adm[:0]
 	var passed, zero int64
 	// The counts of the cached bin (a.bins[a.curI]) since the last flush,

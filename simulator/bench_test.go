@@ -223,3 +223,62 @@ func BenchmarkLimitersLoop(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/run")
 }
+
+// nextOnly hides a stream's Fill, so that feed reads it one Next at a time.
+type nextOnly struct{ scenarios.Stream }
+
+// BenchmarkFeedPoisson is Run's feeder alone on the catalog scenario
+// poisson at limit 100 000 (issue 27's run: 9 000 508 arrivals over 60 s;
+// 6 s under -short), one row that hands every batch straight back: what
+// producing the arrivals costs a run. "fill" is the stream's Fill (one
+// call a batch), "next" the same stream read one Next at a time.
+//
+//	go test -run '^$' -bench FeedPoisson -benchtime 1x -count 3 ./simulator/
+func BenchmarkFeedPoisson(b *testing.B) {
+	d := 60 * time.Second
+	if testing.Short() {
+		d = 6 * time.Second
+	}
+	sc, err := scenarios.Lookup("poisson")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc = sc.WithLimit(100_000).WithDuration(d)
+	for _, mode := range []string{"fill", "next"} {
+		b.Run(mode, func(b *testing.B) {
+			var fed int64
+			cpu0 := cpuTime()
+			for range b.N {
+				src, err := sc.Stream()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if mode == "next" {
+					src = nextOnly{src}
+				}
+				free := make(chan *batch, batchesInFlight)
+				for range batchesInFlight {
+					free <- &batch{arr: make([]scenarios.Arrival, 0, batchSize)}
+				}
+				in := make(chan *batch, batchesInFlight)
+				done := make(chan struct{})
+				go func() {
+					for bt := range in {
+						free <- bt
+					}
+					close(done)
+				}()
+				var steps clockSteps
+				_, n, err := feed(context.Background(), src, []chan *batch{in}, free, nil, &steps)
+				close(in)
+				<-done
+				if err != nil {
+					b.Fatal(err)
+				}
+				fed += n
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(fed), "ns/arrival")
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(fed), "cpu-ns/arrival")
+		})
+	}
+}

@@ -218,6 +218,7 @@ func Run(ctx context.Context, src scenarios.Stream, limiters []algorithms.Limite
 func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free chan *batch, progress func(int64), steps *clockSteps) (maxAt time.Duration, done int64, err error) {
 	maxAt = -1 << 63
 	var reported int64
+	bs, _ := src.(scenarios.BatchStream)
 	for {
 		var b *batch
 		select {
@@ -225,17 +226,36 @@ func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free cha
 		case <-ctx.Done():
 			return maxAt, done, context.Cause(ctx)
 		}
-		b.arr = b.arr[:0]
-		for len(b.arr) < batchSize {
-			a, ok := src.Next()
-			if !ok {
-				break
+		if bs != nil {
+			// The stream fills the batch in one call; then one pass for
+			// the latest time and the clock steps, which calls see only
+			// where it has something to note (the first arrival, an
+			// offset that changes, a clock going back).
+			b.arr = b.arr[:bs.Fill(b.arr[:batchSize])]
+			for j := range b.arr {
+				a := &b.arr[j]
+				if a.At > maxAt {
+					maxAt = a.At
+				}
+				if !steps.any || a.Clock-a.At != steps.offset || a.Clock < steps.clockBefore {
+					steps.see(*a)
+				} else {
+					steps.at, steps.clockBefore = a.At, a.Clock
+				}
 			}
-			if a.At > maxAt {
-				maxAt = a.At
+		} else {
+			b.arr = b.arr[:0]
+			for len(b.arr) < batchSize {
+				a, ok := src.Next()
+				if !ok {
+					break
+				}
+				if a.At > maxAt {
+					maxAt = a.At
+				}
+				steps.see(a)
+				b.arr = append(b.arr, a)
 			}
-			steps.see(a)
-			b.arr = append(b.arr, a)
 		}
 		if len(b.arr) == 0 {
 			free <- b

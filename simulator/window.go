@@ -154,6 +154,11 @@ func (m *windowMax) add(t int64) {
 // left end without a data-dependent branch for up to two admissions (the
 // two comparisons load independently), which is what an admission costs
 // once the ring is in cache.
+//
+// Most admissions of a long run cannot make a new maximum: the window
+// ending at each of them holds fewer than best. addQuiet takes such a
+// stretch at once (see there); the loop below takes the rest, and after
+// quietEvery admissions gives addQuiet another try.
 func (m *windowMax) addMany(ts []int64) {
 	for len(ts) > 0 {
 		r := m.ring
@@ -162,11 +167,15 @@ func (m *windowMax) addMany(ts []int64) {
 			ts = ts[1:]
 			continue
 		}
+		if k := m.addQuiet(ts); k > 0 {
+			ts = ts[k:]
+			continue
+		}
 		mask := int64(len(r) - 1)
 		n, lo, hi, tail := m.n, m.lo, m.hi, m.tail
 		w, w4, reorder, b := m.w, m.w/4, m.reorder, m.b
 		k := 0
-		for ; k < len(ts); k++ {
+		for stop := min(len(ts), quietEvery); k < stop; k++ {
 			t := ts[k]
 			if t < hi || n-tail >= int64(len(r)) {
 				break
@@ -207,6 +216,58 @@ func (m *windowMax) addMany(ts []int64) {
 		m.n, m.lo, m.hi = n, lo, hi
 		ts = ts[k:]
 	}
+}
+
+// quietMin is the shortest stretch addQuiet takes, and quietEvery how many
+// admissions addMany takes one by one before it tries addQuiet again
+// (variables so that tests can make addQuiet take every stretch).
+var quietMin, quietEvery = 64, 64
+
+// addQuiet adds the first admissions of ts in the in-order mode (ts[0] at
+// or after the newest admission, the ring not full) when none of them can
+// make a new maximum, and returns how many it added (0: it added none).
+//
+// The window ending at the k-th of them (from 0) holds at most n+k+1−lo
+// admissions, with n the admissions so far and lo the left end of the
+// window ending at ts[0], since the left end only moves forward. While
+// that is at most best, no admission is a record, so the stretch is just
+// stored in the ring, advance is called where add would call it (it does
+// not depend on the window's count), and the left end is found once, for
+// the last admission, by binary search: the state is the one add would
+// leave, admission by admission.
+func (m *windowMax) addQuiet(ts []int64) int {
+	r := m.ring
+	mask := int64(len(r) - 1)
+	n, lo, hi := m.n, m.lo, m.hi
+	tw := ts[0] - m.w
+	for lo < n && r[lo&mask] <= tw {
+		lo++
+	}
+	room := min(int64(len(ts)), int64(len(r))-(n-m.tail), m.best-(n-lo))
+	if room < int64(quietMin) {
+		return 0
+	}
+	w4, reorder := m.w/4, m.reorder
+	k := 0
+	for ; k < int(room); k++ {
+		t := ts[k]
+		if t < hi {
+			break
+		}
+		r[n&mask] = t
+		n++
+		hi = t
+		if t-reorder-m.b > w4 {
+			m.advance(t - reorder)
+		}
+	}
+	if k == 0 {
+		return 0
+	}
+	tw = hi - m.w
+	lo += int64(sort.Search(int(n-lo), func(i int) bool { return r[(lo+int64(i))&mask] > tw }))
+	m.n, m.lo, m.hi = n, lo, hi
+	return k
 }
 
 // record notes a new maximum c for the window ending at t, the admission
@@ -297,12 +358,32 @@ func (m *windowMax) makeRoom() {
 	if m.n-m.tail < int64(len(r)) {
 		return
 	}
-	nr := make([]int64, 2*len(r))
+	nr := make([]int64, m.grownLen())
 	nmask := int64(len(nr) - 1)
 	for i := m.tail; i < m.n; i++ {
 		nr[i&nmask] = r[i&mask]
 	}
 	m.ring = nr
+}
+
+// grownLen is the length of the full ring's successor: the power of two
+// that holds the admissions of the span the ring keeps (reorder + 5W/4, see
+// windowMax) at the rate of the admissions it holds, at least twice and at
+// most eight times its length. While the traffic keeps its rate, the ring
+// reaches its size in one or two steps instead of one doubling after
+// another, each a copy into memory written for the first time.
+func (m *windowMax) grownLen() int {
+	r := m.ring
+	mask := int64(len(r) - 1)
+	size := 2 * len(r)
+	d := r[(m.n-1)&mask] - r[m.tail&mask] // the time the ring's admissions span
+	span := float64(m.reorder) + 1.25*float64(m.w)
+	if d > 0 {
+		for size < 8*len(r) && float64(size) < float64(len(r))*span/float64(d) {
+			size *= 2
+		}
+	}
+	return size
 }
 
 // toSorted switches from the in-order mode to the sorted-slice structure,

@@ -137,3 +137,77 @@ func TestWindowMaxInOrderMemoryIsBounded(t *testing.T) {
 		t.Fatalf("got %d (late %d), want %d", got, late, w)
 	}
 }
+
+// sameState reports whether two in-order trackers hold the same state: the
+// ring's live admissions and indexes, the boundary, the maximum and its
+// records.
+func sameState(a, b *windowMax) bool {
+	if (a.ring == nil) != (b.ring == nil) || a.n != b.n || a.lo != b.lo || a.tail != b.tail || a.hi != b.hi ||
+		a.b != b.b || a.bSet != b.bSet || a.best != b.best || a.bestAt != b.bestAt || a.below != b.below ||
+		!slices.Equal(a.runs[a.rh:], b.runs[b.rh:]) {
+		return false
+	}
+	for i := a.tail; a.ring != nil && i < a.n; i++ {
+		if a.ring[i&int64(len(a.ring)-1)] != b.ring[i&int64(len(b.ring)-1)] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestWindowMaxAddQuietKeepsState: addMany, which takes stretches that
+// cannot make a new maximum at once (addQuiet), leaves after every call
+// the state that adding the same admissions one at a time leaves, on
+// traces that climb to a peak and then run below it (where addQuiet takes
+// nearly everything), and on the random traces above.
+func TestWindowMaxAddQuietKeepsState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	defer func(r, q, e int) { ringMin, quietMin, quietEvery = r, q, e }(ringMin, quietMin, quietEvery)
+	quiet := 0
+	for iter := range 2000 {
+		ringMin = 1 << rng.IntN(11)
+		quietMin, quietEvery = 1+rng.IntN(4), 1+rng.IntN(8)
+		n := 1 + rng.IntN(2000)
+		w := int64(1 + rng.IntN(300))
+		var ts []int64
+		if iter%2 == 0 {
+			// A burst (gaps 0..1), then sparser traffic (gaps 0..7).
+			ts = mostlyInOrder(rng, n/3+1, 1, 0, 0)
+			rest := mostlyInOrder(rng, n, 7, w*int64(rng.IntN(3)), 0.002*float64(rng.IntN(2)))
+			last := ts[len(ts)-1]
+			for _, x := range rest {
+				ts = append(ts, last+1+x-rest[0])
+			}
+		} else {
+			ts = mostlyInOrder(rng, n, int64(rng.IntN(8)), w, 0.01*float64(rng.IntN(2)))
+		}
+		reorder := []int64{0, rng.Int64N(w + 1), w, 2*w + 3}[rng.IntN(4)]
+		many := newWindowMax(time.Duration(w), time.Duration(reorder))
+		one := newWindowMax(time.Duration(w), time.Duration(reorder))
+		for len(ts) > 0 {
+			k := 1 + rng.IntN(min(len(ts), 200))
+			before := many.n
+			many.addMany(ts[:k])
+			for _, x := range ts[:k] {
+				one.add(x)
+			}
+			if many.ring != nil && many.n-before == int64(k) && k > 1 {
+				quiet++
+			}
+			if !sameState(many, one) {
+				t.Fatalf("iter %d (w=%d reorder=%d): after addMany of %v the state differs from add's", iter, w, reorder, ts[:k])
+			}
+			ts = ts[k:]
+		}
+		gm, gl := many.result()
+		wm, wl := one.result()
+		ga, _ := many.busiest()
+		wa, _ := one.busiest()
+		if gm != wm || gl != wl || ga != wa {
+			t.Fatalf("iter %d: addMany max %d late %d at %d; add %d %d %d", iter, gm, gl, ga, wm, wl, wa)
+		}
+	}
+	if quiet < 1000 {
+		t.Fatalf("only %d addMany calls stayed in order", quiet)
+	}
+}
