@@ -85,7 +85,14 @@ type source struct {
 	// Silent says which of a scenario's phases send nothing in this run
 	// (scenarios.Scenario.Silent): the reason a run may have no arrivals.
 	Silent []string
+	// kept says the trace's first Open replays the arrivals its validating
+	// pass kept (scenarios.Kept) instead of reading the file again.
+	kept bool
 }
+
+// keepTraces has a trace's validating pass keep its arrivals for the
+// replay (scenarios.LogOptions.Keep); tests turn it off to compare.
+var keepTraces = true
 
 // printNotes writes the source's warnings and notes, one "warning:" or
 // "note:" each, wrapped to fit columns as the report's notes are.
@@ -210,6 +217,10 @@ func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*sour
 	}
 	lo := scenarios.LogOptions{Format: o.TraceFormat, Keys: o.Keys, User: o.User, TimeField: o.TimeField,
 		BadLines: o.BadLines, Sort: o.Sort, Time: o.Time, Context: ctx}
+	// The validating pass keeps the arrivals of a trace small enough
+	// (scenarios.Kept): the first Open replays them instead of reading
+	// and parsing the file again.
+	lo.Keep = keepTraces
 	info, err := scenarios.ScanLog(path, name, lo)
 	if err != nil {
 		s.cleanup()
@@ -217,6 +228,8 @@ func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*sour
 	}
 	start, end, n := info.Start, info.End, info.N
 	lo.Origin = info.Origin
+	lo.Keep, lo.Kept = false, info.Kept
+	s.kept = info.Kept != nil
 	if info.Format != scenarios.FormatCSV {
 		s.Origin = info.Origin
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: %s log, times shifted so its earliest line (%s) is at 0", name, info.Format, info.Origin.Format(time.RFC3339Nano)))
