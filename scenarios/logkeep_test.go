@@ -332,3 +332,65 @@ func TestEstimateLines(t *testing.T) {
 		t.Errorf("a missing file: %d, want -1", n)
 	}
 }
+
+// FuzzKeptReplay: for any file, ScanLog with Keep says what it says
+// without (the same LogInfo or the same error), and when it keeps the
+// arrivals their replay is the file's replay.
+func FuzzKeptReplay(f *testing.F) {
+	for _, s := range []string{
+		"t_ms,key,user\n1,a,u\n2,,\n1.5,\"b,c\",u\n",
+		"t_ms\n3\n1\n2.0000005\n",
+		"t_ms,ip,cost\n1,a,2\n",
+		`203.0.113.7 - bob [01/Dec/2024:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "a"` + "\n" + `192.0.2.1 - - [01/Dec/2024:10:00:01 +0000] "GET /x HTTP/1.1" 404 5 "-" "-"` + "\n",
+		"1733047200.120 203.0.113.7 - - [01/Dec/2024:10:00:00 +0000] \"GET / HTTP/1.1\" 200 5\n",
+		`{"time": 1733050800.039, "remote_addr": "203.0.113.7", "request": "GET / HTTP/1.1", "user": null}` + "\n" + `{"msg": "x"}` + "\n",
+	} {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(3))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, opt uint8) {
+		p := filepath.Join(dir, "trace")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var o LogOptions
+		if opt&1 != 0 {
+			o.BadLines = BadLinesSkip
+		}
+		switch opt >> 1 & 3 {
+		case 1:
+			o.Keys = []string{"ip"}
+		case 2:
+			o.Keys, o.User = []string{"remote_addr", "user"}, "user"
+		case 3:
+			o.Keys, o.User = []string{"ip", "agent"}, "user"
+		}
+		plain, perr := ScanLog(p, "trace", o)
+		ko := o
+		ko.Keep = true
+		info, err := ScanLog(p, "trace", ko)
+		kept := info.Kept
+		info.Kept = nil
+		if fmt.Sprint(err) != fmt.Sprint(perr) || !reflect.DeepEqual(info, plain) {
+			t.Fatalf("with Keep: %+v, %v; without: %+v, %v", info, err, plain, perr)
+		}
+		if err != nil || kept == nil {
+			return
+		}
+		o.Origin = info.Origin
+		st, err := OpenLog(p, "trace", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := drainKept(t, st)
+		o.Kept = kept
+		st, err = OpenLog(p, "trace", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := drainKept(t, st); !reflect.DeepEqual(got, want) {
+			t.Fatalf("kept replay %s\nfile replay %s", summarize(got), summarize(want))
+		}
+	})
+}
