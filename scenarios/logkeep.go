@@ -21,7 +21,9 @@ import (
 // so a bad line still stops the run before any output.
 //
 // Kept is taken once: the first OpenLog replays it, later ones read the
-// file. The pass keeps nothing (and interns nothing, as before) when the
+// file; a stream closed early, before its first block is let go (a
+// --rules run peeks at the first arrival before the replay), gives it
+// back for the next OpenLog. The pass keeps nothing (and interns nothing, as before) when the
 // trace is likely to hold more than keepLines arrivals, and drops what it
 // kept (and stops interning) when the kept bytes pass keepMax: memory for
 // the kept arrivals stays bounded and a large trace is read twice as
@@ -104,9 +106,22 @@ func (k *Kept) take() *keptStream {
 	if k == nil || !k.taken.CompareAndSwap(false, true) {
 		return nil
 	}
-	s := &keptStream{k: k, chunks: k.chunks, left: k.n}
-	k.chunks = nil // the stream holds them: freed once it is done
+	s := &keptStream{k: k, chunks: k.chunks, all: k.chunks, left: k.n}
+	k.chunks = nil // the stream holds them: freed as it reads them
 	return s
+}
+
+// giveBack returns the arrivals of a stream closed before its end and
+// before it let go of any block (a caller that peeked at the first arrival, as a --rules run
+// checks the columns before the replay): the next OpenLog replays them
+// from the start. The table is the same; nothing but a key=* row
+// (ReadFile, which gives nothing back) interns into it.
+func (k *Kept) giveBack(s *keptStream) {
+	if s.released || s.file != nil || s.all == nil || s.left == 0 {
+		return
+	}
+	k.chunks, s.all = s.all, nil
+	k.taken.Store(false)
 }
 
 // keptStream replays kept arrivals.
@@ -114,9 +129,13 @@ type keptStream struct {
 	k      *Kept
 	file   Stream // the file's stream, after ReadFile
 	chunks [][]byte
-	pos    int
-	left   int64
-	prev   time.Duration // the last time decoded (the delta's base)
+	// all is every block while none has been let go (released false),
+	// for giveBack.
+	all      [][]byte
+	released bool
+	pos      int
+	left     int64
+	prev     time.Duration // the last time decoded (the delta's base)
 	// The steps back of a CSV trace, counted as its stream counts them.
 	last    time.Duration
 	started bool
@@ -144,6 +163,7 @@ func (s *keptStream) Next() (Arrival, bool) {
 	if s.pos >= len(s.chunks[0]) {
 		s.chunks[0] = nil
 		s.chunks, s.pos = s.chunks[1:], 0
+		s.released, s.all = true, nil
 	}
 	b := s.chunks[0]
 	k := s.k
@@ -203,6 +223,7 @@ func (s *keptStream) Err() error {
 }
 
 func (s *keptStream) Close() error {
+	s.k.giveBack(s)
 	s.chunks, s.left = nil, 0
 	if s.file != nil {
 		return s.file.Close()
@@ -259,7 +280,7 @@ func (s *keptStream) ReadFile() error {
 		f.Close()
 		return errors.New("the trace's file stream has no key table")
 	}
-	s.file, s.chunks, s.left = f, nil, 0
+	s.file, s.chunks, s.all, s.left = f, nil, nil, 0
 	return nil
 }
 

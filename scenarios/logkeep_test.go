@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratelimit-lab/ratelimit-lab/internal/floor"
 )
 
 // keepCase is a trace and the options it is read with.
@@ -427,5 +429,61 @@ func TestKeptWithoutAllocatingPerLine(t *testing.T) {
 	}
 	if n < 19000 {
 		t.Fatalf("%d arrivals replayed", n)
+	}
+}
+
+// TestKeptGivenBackAfterAPeek: a kept stream closed after a peek at its
+// first arrivals (as a --rules run checks the columns) gives its arrivals
+// back, and the next OpenLog replays them all; one closed after letting go
+// of a block, or drained, does not.
+func TestKeptGivenBackAfterAPeek(t *testing.T) {
+	defer func(m int) { keepMax = m }(keepMax)
+	keepMax = 64 * keepChunk
+	var buf bytes.Buffer
+	if err := floor.WriteCombined(&buf, 400_000); err != nil { // about 4 bytes a line: two blocks or more
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "access.log")
+	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := LogOptions{Keys: []string{"ip"}, Keep: true}
+	info, err := ScanLog(p, "access.log", o)
+	if err != nil || info.Kept == nil {
+		t.Fatal(err, info.Kept)
+	}
+	if len(info.Kept.chunks) < 2 {
+		t.Fatalf("%d blocks; the test needs two or more", len(info.Kept.chunks))
+	}
+	ro := LogOptions{Keys: []string{"ip"}, Origin: info.Origin, Kept: info.Kept}
+	want := drainKept(t, mustOpen(t, p, "access.log", LogOptions{Keys: []string{"ip"}, Origin: info.Origin}))
+	peek := mustOpen(t, p, "access.log", ro)
+	peek.Next()
+	peek.Next()
+	peek.Close()
+	st := mustOpen(t, p, "access.log", ro)
+	if _, ok := st.(*keptStream); !ok {
+		t.Fatal("a peeked stream did not give its arrivals back")
+	}
+	// Read past the first block, then close: nothing is given back.
+	for !st.(*keptStream).released {
+		if _, ok := st.Next(); !ok {
+			t.Fatal("no block was let go before the end")
+		}
+	}
+	st.Close()
+	again := mustOpen(t, p, "access.log", ro)
+	if _, ok := again.(*keptStream); ok {
+		t.Fatal("a stream that let go of a block gave its arrivals back")
+	}
+	again.Close()
+	// The replay after a peek is whole.
+	info, _ = ScanLog(p, "access.log", o)
+	ro.Kept = info.Kept
+	peek = mustOpen(t, p, "access.log", ro)
+	peek.Next()
+	peek.Close()
+	if got := drainKept(t, mustOpen(t, p, "access.log", ro)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a peek: %s, the file %s", summarize(got), summarize(want))
 	}
 }
