@@ -41,11 +41,27 @@ func TestKeptTraceSameFiles(t *testing.T) {
 			[]string{"nginx-limit-req:rate=100r/s,key=*", "token-bucket:rate=5,burst=2,key=ip"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			constKey := strings.Contains(strings.Join(c.specs, " "), "key=*")
+			if constKey {
+				// A run keyed key=* keeps nothing: its replay would read
+				// the file again anyway.
+				opts := DefaultOptions()
+				opts.Source, opts.Specs = c.src, c.specs
+				p, err := NewPlan(t.Context(), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.src.kept {
+					t.Error("a run keyed key=* kept the arrivals")
+				}
+				p.Close()
+			}
 			files := map[bool]memFiles{}
 			for _, keep := range []bool{false, true} {
 				func() {
-					defer func(k bool) { keepTraces = k }(keepTraces)
-					keepTraces = keep
+					defer func(k, c bool) { keepTraces, constKeyNoKeep = k, c }(keepTraces, constKeyNoKeep)
+					// Kept anyway for key=*, to check the re-read.
+					keepTraces, constKeyNoKeep = keep, false
 					opts := DefaultOptions()
 					opts.Source, opts.Specs = c.src, c.specs
 					if p, err := NewPlan(t.Context(), opts); err != nil {
