@@ -37,6 +37,18 @@ func bindKeys(st scenarios.Stream, srcName string, limiters []algorithms.Limiter
 	if !keyed {
 		return st, nil, nil
 	}
+	// A limiter keyed key=* interns the constant key into the stream's
+	// table after the first arrival; a trace replayed from ScanLog's kept
+	// arrivals has every key in its table already, so it reads its file
+	// again instead, for the ids the file's reading gives.
+	if rf, ok := st.(interface{ ReadFile() error }); ok && slices.ContainsFunc(limiters, func(l algorithms.Limiter) bool {
+		ku, ok := l.(algorithms.KeyColumnUser)
+		return ok && slices.Contains(ku.KeyColumns(), ConstKey)
+	}) {
+		if err := rf.ReadFile(); err != nil {
+			return st, nil, err
+		}
+	}
 	p := &peekStream{Stream: st}
 	p.first, p.has = st.Next()
 	t, err := bindKeyColumns(p, srcName, limiters)

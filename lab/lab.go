@@ -381,7 +381,7 @@ func prepare(ctx context.Context, src *Source, algos []string, ownSpecs bool, bi
 	if window > scenarios.MaxTime {
 		return nil, fmt.Errorf("--window %v is longer than %v; give a shorter window such as --window 1h", window, scenarios.MaxTime)
 	}
-	s, err := src.resolve(ctx)
+	s, err := src.resolve(ctx, algos...)
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,28 @@ type source struct {
 	// Silent says which of a scenario's phases send nothing in this run
 	// (scenarios.Scenario.Silent): the reason a run may have no arrivals.
 	Silent []string
+	// kept says the trace's first Open replays the arrivals its validating
+	// pass kept (scenarios.Kept) instead of reading the file again.
+	kept bool
+}
+
+// keepTraces has a trace's validating pass keep its arrivals for the
+// replay (scenarios.LogOptions.Keep); tests turn it off to compare.
+// constKeyNoKeep skips keeping when a spec may key key=*; tests turn it
+// off to check the replay's re-read for such a row (bindKeys).
+var keepTraces, constKeyNoKeep = true, true
+
+// mayKeyConst reports whether a spec may key on the constant key: any
+// "*" in it (a false alarm only costs the kept arrivals).
+func mayKeyConst(specs ...[]string) bool {
+	for _, ss := range specs {
+		for _, s := range ss {
+			if strings.Contains(s, ConstKey) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // printNotes writes the source's warnings and notes, one "warning:" or
@@ -111,8 +133,10 @@ func isScenarioFile(arg string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
-// resolve checks every input before anything runs or is written.
-func (o *Source) resolve(ctx context.Context) (*source, error) {
+// resolve checks every input before anything runs or is written; algos
+// are the run's specs (a trace is kept for the replay unless one keys
+// key=*, see resolveTrace).
+func (o *Source) resolve(ctx context.Context, algos ...string) (*source, error) {
 	if o.LimitSet && (!(o.Limit > 0) || math.IsInf(o.Limit, 0)) {
 		return nil, fmt.Errorf("--limit must be a positive number of requests per second, got %v", o.Limit)
 	}
@@ -151,7 +175,7 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 		return nil, err
 	}
 	if o.Trace != "" {
-		return o.resolveTrace(ctx, sc)
+		return o.resolveTrace(ctx, sc, algos)
 	}
 	if o.LimitSet {
 		// A closed loop's capacity scales with its traffic (issue 34).
@@ -185,7 +209,7 @@ func (o *Source) resolve(ctx context.Context) (*source, error) {
 
 // resolveTrace replays a trace; a scenario given beside it supplies the
 // limit and the algorithms.
-func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*source, error) {
+func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario, algos []string) (*source, error) {
 	if o.DurationSet {
 		return nil, errors.New("--duration does not apply to --trace: the run lasts the trace's span")
 	}
@@ -210,6 +234,13 @@ func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*sour
 	}
 	lo := scenarios.LogOptions{Format: o.TraceFormat, Keys: o.Keys, User: o.User, TimeField: o.TimeField,
 		BadLines: o.BadLines, Sort: o.Sort, Time: o.Time, Context: ctx}
+	// The validating pass keeps the arrivals of a trace small enough
+	// (scenarios.Kept): the first Open replays them instead of reading
+	// and parsing the file again. Not when a spec may key key=*: that
+	// row's constant key is interned after the first arrival, so the
+	// replay reads the file again anyway (bindKeys) and the pass's
+	// interning would be spent twice.
+	lo.Keep = keepTraces && !(constKeyNoKeep && mayKeyConst(algos, sc.Algorithms))
 	info, err := scenarios.ScanLog(path, name, lo)
 	if err != nil {
 		s.cleanup()
@@ -217,6 +248,8 @@ func (o *Source) resolveTrace(ctx context.Context, sc scenarios.Scenario) (*sour
 	}
 	start, end, n := info.Start, info.End, info.N
 	lo.Origin = info.Origin
+	lo.Keep, lo.Kept = false, info.Kept
+	s.kept = info.Kept != nil
 	if info.Format != scenarios.FormatCSV {
 		s.Origin = info.Origin
 		s.Notes = append(s.Notes, fmt.Sprintf("%s: %s log, times shifted so its earliest line (%s) is at 0", name, info.Format, info.Origin.Format(time.RFC3339Nano)))

@@ -110,6 +110,12 @@ type LogOptions struct {
 	// whole log (checked every few thousand lines) once it is done: its
 	// error is the stream's.
 	Context context.Context
+	// Keep has ScanLog keep the arrivals it reads (LogInfo.Kept) when the
+	// trace is small enough (see Kept).
+	Keep bool
+	// Kept, from ScanLog, has OpenLog replay those arrivals instead of
+	// reading the file, the first time it is called.
+	Kept *Kept
 }
 
 // LogInfo is what ScanLog learns from a whole trace file.
@@ -147,6 +153,9 @@ type LogInfo struct {
 	// Empty counts, per --key field in order, the requests whose value is
 	// empty, absent or "-".
 	Empty []int64
+	// Kept holds the arrivals read, for OpenLog (LogOptions.Kept), when
+	// LogOptions.Keep asked for them and they were kept; nil otherwise.
+	Kept *Kept
 }
 
 // input is an opened trace file, gunzipped when it starts with gzip's
@@ -296,6 +305,9 @@ func peekSample(br *bufio.Reader) []byte {
 // magnitude: below 1e11 seconds (with any fraction), below 1e14
 // milliseconds, below 1e17 microseconds, else nanoseconds.
 func OpenLog(path, name string, o LogOptions) (Stream, error) {
+	if k := o.Kept.take(); k != nil {
+		return k, nil
+	}
 	in, err := openInput(path, name)
 	if err != nil {
 		return nil, err
@@ -406,6 +418,8 @@ func newLog(in *input, name string, o LogOptions) (Stream, error) {
 // Origin to OpenLog so the earliest line is at 0.
 func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	o.Origin = time.Time{}
+	keep := o.Keep
+	o.Keep, o.Kept = false, nil
 	st, err := OpenLog(path, name, o)
 	if err != nil {
 		return LogInfo{}, err
@@ -414,12 +428,19 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	info := LogInfo{}
 	if t, ok := st.(*traceStream); ok {
 		t.scanning = true // the pass interns no key, as for logs below
+		var k *Kept
+		if keep {
+			k = t.keeper(path, name, o)
+		}
 		info.Format = FormatCSV
-		info.Start, info.End, info.N, err = span(t)
+		info.Start, info.End, info.N, err = spanKeep(t, k, &t.keeping)
 		if err == nil && info.N == 0 {
 			err = fmt.Errorf("%s: the trace has no timestamps after the header; add one per line, in milliseconds", name)
 		}
 		info.Columns = t.Columns()
+		if err == nil && t.keeping {
+			info.Kept = k
+		}
 		return info, err
 	}
 	s, _ := st.(*logStream)
@@ -431,9 +452,15 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	// LogInfo holds no key, so the replay's stream interns them, once.
 	// Interning every key twice was a third of a per-address log's
 	// replay (issue 27). The empty counts read the fields themselves.
+	// With Keep (and a log that is not sorted nor too large), it interns
+	// them and keeps the arrivals for the replay instead (see Kept).
 	s.scanning = true
+	var k *Kept
+	if keep && !info.Sorted {
+		k = s.keeper(path, name, o)
+	}
 	info.Format = s.format
-	info.Start, info.End, info.N, err = span(s)
+	info.Start, info.End, info.N, err = spanKeep(s, k, &s.keeping)
 	if err != nil {
 		return info, err
 	}
@@ -455,6 +482,12 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	if span := uint64(info.End) - uint64(info.Start); span > MaxTraceMillis*uint64(time.Millisecond) {
 		return info, fmt.Errorf("%s: the log spans %v, more than the lab can replay (%d ms); cut it into shorter logs", name, fmtSpan(span), int64(MaxTraceMillis))
 	}
+	if s.keeping {
+		// The replay's 0 is the earliest line: its times are the pass's
+		// minus Start.
+		k.shift, k.origin = info.Start, info.Origin.UnixNano()
+		info.Kept = k
+	}
 	info.End -= info.Start
 	info.Start = 0
 	info.WholeSeconds = s.whole
@@ -470,6 +503,67 @@ func ScanLog(path, name string, o LogOptions) (LogInfo, error) {
 	return info, nil
 }
 
+// keeper returns a Kept for the log's pass, and has the pass intern its
+// keys, or nil when the log is likely too large to keep.
+func (s *logStream) keeper(path, name string, o LogOptions) *Kept {
+	if n := estimateLines(path, peekSample(s.in.br)); n < 0 || n > keepLines {
+		return nil
+	}
+	k := &Kept{table: s.keys, cols: s.Columns(), keyCols: s.KeyColumns(), log: true, slots: len(s.slotOf), user: s.hasUser}
+	for i := range k.src {
+		k.src[i] = -1
+	}
+	// A column that reads the same field as an earlier one holds the same
+	// id on every line (the first --key field is also the column key).
+	for i, f := range s.slotOf {
+		for j := 0; j < i; j++ {
+			if s.slotOf[j] == f {
+				k.src[i] = int8(j)
+				break
+			}
+		}
+	}
+	if s.hasUser {
+		for j, f := range s.slotOf {
+			if f == s.user {
+				k.src[MaxKeyColumns] = int8(j)
+				break
+			}
+		}
+	}
+	k.reopen = func() (Stream, error) { return OpenLog(path, name, o) }
+	s.keeping = true
+	return k
+}
+
+// spanKeep is span, keeping every arrival in k (when not nil) while
+// *keeping holds; once k is full it stops keeping (and the stream stops
+// interning: *keeping is the stream's flag).
+func spanKeep(st Stream, k *Kept, keeping *bool) (start, end time.Duration, n int64, err error) {
+	if k == nil {
+		*keeping = false
+		return span(st)
+	}
+	for {
+		a, ok := st.Next()
+		if !ok {
+			break
+		}
+		if n == 0 || a.At < start {
+			start = a.At
+		}
+		if n == 0 || a.At > end {
+			end = a.At
+		}
+		n++
+		if *keeping && !k.add(&a) {
+			*keeping = false
+			k.chunks = nil
+		}
+	}
+	return start, end, n, st.Err()
+}
+
 // logStream reads an access log lazily, one line per Next.
 type logStream struct {
 	name      string
@@ -480,6 +574,7 @@ type logStream struct {
 	err       error
 	done      bool
 	scanning  bool // ScanLog's pass: times before the first line are fine
+	keeping   bool // ScanLog's pass keeps the arrivals: it interns the keys
 	skipBad   bool // --bad-lines skip
 	startTime bool // --time start
 	allowBack bool // lines may step back (a sortedLog reads this stream)
@@ -757,7 +852,7 @@ func (s *logStream) parseLine(line []byte, abs *int64, a *Arrival) (int, string)
 		ns -= rt
 	}
 	*abs = ns
-	if !s.scanning { // ScanLog's pass keeps no key (see its interning note)
+	if !s.scanning || s.keeping { // ScanLog's pass keeps no key unless it keeps the arrivals (see its interning note)
 		for i, f := range s.slotOf {
 			a.Keys[i] = s.internCLF(f, rec)
 		}

@@ -192,7 +192,7 @@ func (s *logStream) jsonLine(line []byte, abs *int64, a *Arrival) (int, string) 
 		ns -= d
 	}
 	*abs = ns
-	if !s.scanning { // ScanLog's pass keeps no key (see ScanLog)
+	if !s.scanning || s.keeping { // ScanLog's pass keeps no key unless it keeps the arrivals (see ScanLog)
 		for i, w := range s.slotOf {
 			a.Keys[i] = s.keys.InternBytes(s.vals[w])
 		}

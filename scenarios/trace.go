@@ -48,6 +48,9 @@ type traceStream struct {
 	// not interned (Arrival.Keys and User stay NoKey), as the replay's
 	// stream interns them once.
 	scanning bool
+	// keeping is set when that pass keeps the arrivals (ScanLog with
+	// LogOptions.Keep): it interns the cells then.
+	keeping bool
 }
 
 // StepsBack returns how many timestamps so far were below the one before

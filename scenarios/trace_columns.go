@@ -224,11 +224,11 @@ func (t *traceStream) namedLine(line []byte) (Arrival, bool) {
 		k := nc.kind[col-1]
 		switch k {
 		case colKey:
-			if !t.scanning {
+			if !t.scanning || t.keeping {
 				a.Keys[nc.slot[col-1]] = t.keys.InternBytes(c)
 			}
 		case colUser:
-			if !t.scanning {
+			if !t.scanning || t.keeping {
 				a.User = t.keys.InternBytes(c)
 			}
 		case colRT:
