@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // NginxLimitReqConfig is one limit_req directive with its zone.
@@ -70,17 +71,31 @@ type nginxZone struct {
 	col                int
 	slots              keySlots[nginxState]
 	slab               *nginxSlab
-	node               int32 // ctx->node: the slot checked by an earlier zone, -1
+	pageOf             []int32 // by slot of a bounded zone: the slab page its state is on
+	node               int32   // ctx->node: the slot checked by an earlier zone, -1
 	allocFailures      int64
 	peakBytes          int64
 }
 
 // nginxState is one key's state in a zone (ngx_http_limit_req_node_t):
-// its excess in milli-requests, the time of its last accounted request,
-// and the slab page it was allocated on.
+// its excess in milli-requests and the time of its last accounted
+// request. A bounded zone keeps the slab page each state was allocated
+// on beside, by slot (pageOf): an unbounded zone (every shadow twin) has
+// no slab, and keeps 16 bytes a key.
 type nginxState struct {
-	page         int32
 	excess, last int64
+}
+
+// nginxAccountedNode is the layout a state's bytes are counted with in
+// StateBytes and peak_state_bytes (key, LRU links, page, excess, last:
+// 40 bytes), whatever the table keeps: the figures, and nothing else,
+// depend on it.
+type nginxAccountedNode struct {
+	key, prev, next int32
+	st              struct {
+		page         int32
+		excess, last int64
+	}
 }
 
 // nginxEpochMs is what nginx's clock reads at virtual time 0: large, so
@@ -117,6 +132,7 @@ func NewNginxLimitReq(cs ...NginxLimitReqConfig) (*NginxLimitReq, error) {
 		} else {
 			z.slots = newDirectKeySlots[nginxState]() // nothing expires
 		}
+		z.slots.nodeBytes = int(unsafe.Sizeof(nginxAccountedNode{}))
 		l.zones = append(l.zones, z)
 	}
 	return l, nil
@@ -149,9 +165,9 @@ func (l *NginxLimitReq) Spec() string {
 // Rate implements Limiter: 0, a per-key limiter has no aggregate limit.
 func (l *NginxLimitReq) Rate() float64 { return 0 }
 
-// StateBytes implements Limiter: the states now held, 32 bytes each
-// (key, LRU links, page, excess, last), plus the id index and the slab's
-// page records.
+// StateBytes implements Limiter: the states now held, 40 bytes each
+// (key, LRU links, page, excess, last: nginxAccountedNode), plus the id
+// index and the slab's page records.
 func (l *NginxLimitReq) StateBytes() int {
 	if l.shards != nil {
 		return l.shards.stateBytes()
@@ -378,7 +394,12 @@ func (l *NginxLimitReq) lookup(z *nginxZone, id int32, nowMs int64, account bool
 	}
 	s := z.slots.insert(id)
 	st := z.slots.at(s)
-	st.page = page
+	if z.slab != nil {
+		if int(s) >= len(z.pageOf) {
+			z.pageOf = growInt32(z.pageOf, int(s)+1)
+		}
+		z.pageOf[s] = page
+	}
 	if z.slots.live == z.slots.peak {
 		z.peakBytes = max(z.peakBytes, int64(z.bytes()))
 	}
@@ -415,7 +436,7 @@ func (z *nginxZone) expire(nowMs int64, n int) {
 			}
 		}
 		n++
-		z.slab.free(st.page)
+		z.slab.free(z.pageOf[s])
 		z.slots.remove(s, true)
 	}
 }
