@@ -286,15 +286,19 @@ func (l *NginxLimitReq) DecideRequest(now time.Duration, r *Request) Decision {
 		z := l.zones[n]
 		lim = z
 		id := r.Keys[z.col]
-		if id < 0 || (z.slots.lookup(id) < 0 && l.keyLen(id) > nginxMaxKeyLen) {
+		if id < 0 {
+			continue // ngx_http_limit_req_handler: an empty key is skipped
+		}
+		s := z.slots.lookup(id)
+		if s < 0 && l.keyLen(id) > nginxMaxKeyLen {
 			// (A key with a state was not longer: only a new key's
 			// length is read, which keeps the key table's names out of
 			// the hot path.)
-			// ngx_http_limit_req_handler: a zone whose key is empty, or
-			// longer than 65535 bytes (logged), is skipped: not accounted.
+			// ngx_http_limit_req_handler: a zone whose key is longer
+			// than 65535 bytes (logged) is skipped: not accounted.
 			continue
 		}
-		rc, excess = l.lookup(z, id, nowMs, n == len(l.zones)-1)
+		rc, excess = l.lookup(z, id, s, nowMs, n == len(l.zones)-1)
 		if rc != ngxAgain {
 			break
 		}
@@ -357,9 +361,9 @@ func floorDivDur(a, b time.Duration) time.Duration {
 	return q
 }
 
-// lookup is ngx_http_limit_req_lookup.
-func (l *NginxLimitReq) lookup(z *nginxZone, id int32, nowMs int64, account bool) (int, int64) {
-	if s := z.slots.lookup(id); s >= 0 {
+// lookup is ngx_http_limit_req_lookup; s is id's slot in z, or -1.
+func (l *NginxLimitReq) lookup(z *nginxZone, id, s int32, nowMs int64, account bool) (int, int64) {
+	if s >= 0 {
 		if z.slab != nil { // an unbounded zone never expires a state: no order to keep
 			z.slots.touch(s)
 		}
@@ -392,7 +396,7 @@ func (l *NginxLimitReq) lookup(z *nginxZone, id int32, nowMs int64, account bool
 			}
 		}
 	}
-	s := z.slots.insert(id)
+	s = z.slots.insert(id)
 	st := z.slots.at(s)
 	if z.slab != nil {
 		if int(s) >= len(z.pageOf) {
