@@ -39,11 +39,6 @@ type keySlots[T any] struct {
 	direct bool
 	states paged[T]
 	has    []uint64
-	// packed: the owner keeps a direct table's states in 8 bytes each,
-	// words[id] (setPacked, before the first insert), where it can prove
-	// its state fits; states is then unused, and word replaces at.
-	packed bool
-	words  paged[uint64]
 	// nodeBytes is what a live slot counts for in bytes: the size of a
 	// node (slotNode[T]) unless the owner set the size of the layout
 	// its figures were defined with (nginx: its page moved out of T).
@@ -80,17 +75,6 @@ func (s *keySlots[T]) lookup(id int32) int32 {
 	}
 	return -1
 }
-
-// setPacked makes a direct table keep words instead of states.
-func (s *keySlots[T]) setPacked() {
-	if !s.direct || s.live > 0 || s.states.n > 0 {
-		panic("algorithms: keySlots.setPacked on a table that is not a fresh direct one")
-	}
-	s.packed = true
-}
-
-// word returns a packed table's word for slot.
-func (s *keySlots[T]) word(slot int32) *uint64 { return s.words.at(slot) }
 
 // at returns slot's state.
 func (s *keySlots[T]) at(slot int32) *T {
@@ -138,18 +122,13 @@ func (s *keySlots[T]) pushHead(slot int32) {
 // insert gives id a slot, with a zero state, at the head of the list.
 func (s *keySlots[T]) insert(id int32) int32 {
 	if s.direct {
+		s.states.extend(int(id) + 1)
 		if w := int(id>>6) + 1; w > len(s.has) {
 			s.has = growUint64(s.has, w)
 		}
 		s.has[id>>6] |= 1 << (id & 63)
-		if s.packed {
-			s.words.extend(int(id) + 1)
-			*s.words.at(id) = 0
-		} else {
-			s.states.extend(int(id) + 1)
-			var zero T
-			*s.states.at(id) = zero
-		}
+		var zero T
+		*s.states.at(id) = zero
 		s.live++
 		s.peak = max(s.peak, s.live)
 		return id
@@ -214,7 +193,7 @@ func (s *keySlots[T]) bytes() int {
 // them (4 bytes each): max id + 1 inserted.
 func (s *keySlots[T]) idsLen() int {
 	if s.direct {
-		return max(s.states.n, s.words.n) // (one of them is 0)
+		return s.states.n
 	}
 	return s.idx.n
 }

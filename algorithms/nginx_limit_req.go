@@ -98,38 +98,6 @@ type nginxAccountedNode struct {
 	}
 }
 
-// A direct table (an unbounded zone: every shadow twin) whose burst is
-// under 2¹⁹ milli-requests (burst ≤ 524) packs a state in one word: the
-// excess (0 ≤ excess ≤ burst: a state is written only after its excess
-// passed the burst check) in the low nginxExcessBits, last − nginxEpochMs
-// above, signed: every time a Duration's milliseconds reach (|ms| <
-// 2⁴³·⁰⁸) and the 0 of a state created by an earlier directive (−2⁴⁰) fit
-// in 45 bits. store checks both, so a state that would not fit stops the
-// run instead of deciding otherwise.
-const nginxExcessBits = 19
-
-// load returns slot's state.
-func (z *nginxZone) load(slot int32) nginxState {
-	if z.slots.packed {
-		w := *z.slots.word(slot)
-		return nginxState{excess: int64(w & (1<<nginxExcessBits - 1)), last: int64(w)>>nginxExcessBits + nginxEpochMs}
-	}
-	return *z.slots.at(slot)
-}
-
-// store writes slot's state.
-func (z *nginxZone) store(slot int32, st nginxState) {
-	if z.slots.packed {
-		d := st.last - nginxEpochMs
-		if st.excess < 0 || st.excess >= 1<<nginxExcessBits || d < -1<<44 || d >= 1<<44 {
-			panic(fmt.Sprintf("algorithms: nginx state excess=%d last=%d does not pack", st.excess, st.last))
-		}
-		*z.slots.word(slot) = uint64(d)<<nginxExcessBits | uint64(st.excess)
-		return
-	}
-	*z.slots.at(slot) = st
-}
-
 // nginxEpochMs is what nginx's clock reads at virtual time 0: large, so
 // that a state created with last = 0 reads as long idle, as on a real
 // server, and a clock stepped back stays positive.
@@ -163,9 +131,6 @@ func NewNginxLimitReq(cs ...NginxLimitReqConfig) (*NginxLimitReq, error) {
 			z.slab = newNginxSlab(c.Zone)
 		} else {
 			z.slots = newDirectKeySlots[nginxState]() // nothing expires
-			if z.burst < 1<<nginxExcessBits {
-				z.slots.setPacked()
-			}
 		}
 		z.slots.nodeBytes = int(unsafe.Sizeof(nginxAccountedNode{}))
 		l.zones = append(l.zones, z)
@@ -360,14 +325,13 @@ func (l *NginxLimitReq) DecideRequest(now time.Duration, r *Request) Decision {
 			continue
 		}
 		z.node = -1
-		st := z.load(s)
+		st := z.slots.at(s)
 		ms := nginxMs(nowMs - st.last)
 		ex := max(0, st.excess-z.rate*ms/1000+1000)
 		if ms != 0 {
 			st.last = nowMs
 		}
 		st.excess = ex
-		z.store(s, st)
 		if ex <= z.delay {
 			continue
 		}
@@ -403,7 +367,7 @@ func (l *NginxLimitReq) lookup(z *nginxZone, id, s int32, nowMs int64, account b
 		if z.slab != nil { // an unbounded zone never expires a state: no order to keep
 			z.slots.touch(s)
 		}
-		st := z.load(s)
+		st := z.slots.at(s)
 		ms := nginxMs(nowMs - st.last)
 		excess := max(0, st.excess-z.rate*ms/1000+1000)
 		if excess > z.burst {
@@ -414,7 +378,6 @@ func (l *NginxLimitReq) lookup(z *nginxZone, id, s int32, nowMs int64, account b
 			if ms != 0 {
 				st.last = nowMs
 			}
-			z.store(s, st)
 			return ngxOK, excess
 		}
 		z.node = s
@@ -434,6 +397,7 @@ func (l *NginxLimitReq) lookup(z *nginxZone, id, s int32, nowMs int64, account b
 		}
 	}
 	s = z.slots.insert(id)
+	st := z.slots.at(s)
 	if z.slab != nil {
 		if int(s) >= len(z.pageOf) {
 			z.pageOf = growInt32(z.pageOf, int(s)+1)
@@ -444,10 +408,10 @@ func (l *NginxLimitReq) lookup(z *nginxZone, id, s int32, nowMs int64, account b
 		z.peakBytes = max(z.peakBytes, int64(z.bytes()))
 	}
 	if account {
-		z.store(s, nginxState{last: nowMs})
+		st.last = nowMs
 		return ngxOK, 0
 	}
-	z.store(s, nginxState{last: 0})
+	st.last = 0
 	z.node = s
 	return ngxAgain, 0
 }
@@ -462,7 +426,7 @@ func (z *nginxZone) expire(nowMs int64, n int) {
 			// count > 0: nginx stops there.
 			return
 		}
-		st := z.load(s)
+		st := z.slots.at(s)
 		if n != 0 {
 			ms := nowMs - st.last
 			if ms < 0 {

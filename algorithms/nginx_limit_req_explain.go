@@ -56,7 +56,7 @@ func (l *NginxLimitReq) Explain(now time.Duration, r *Request) Explanation {
 			maths = append(maths, prefix+"a new state: excess 0 → pass (the first request costs nothing)")
 			continue
 		}
-		st := z.load(s)
+		st := z.slots.at(s)
 		states = append(states, fmt.Sprintf("%s%s: excess=%s last=%s", prefix, key, milli(st.excess), rel(st.last)))
 		ms := nginxMs(nowMs - st.last)
 		ex := max(0, st.excess-z.rate*ms/1000+1000)

@@ -149,9 +149,6 @@ func NewSentinelParam(c SentinelParamConfig) (*SentinelParam, error) {
 			p.itemCount = append(p.itemCount, c.Items[v])
 		}
 	}
-	if capacity == 0 && p.packs() {
-		p.slots.setPacked()
-	}
 	return p, nil
 }
 
@@ -335,17 +332,18 @@ func (p *SentinelParam) DecideRequest(now time.Duration, r *Request) Decision {
 			cost = int64(math.Floor(1.0*1000*float64(c)*float64(p.durMs/1000)/float64(tokens) + 0.5))
 		}
 		s, fresh := p.access(id)
+		st := p.slots.at(s)
 		if fresh {
-			p.store(s, paramState{last: nowMs})
+			st.last = nowMs
 			return Decision{Pass: true}
 		}
-		expected := p.load(s).last + cost
+		expected := st.last + cost
 		if expected <= nowMs {
-			p.store(s, paramState{last: nowMs})
+			st.last = nowMs
 			return Decision{Pass: true}
 		}
 		if expected-nowMs < p.maxQueue {
-			p.store(s, paramState{last: expected})
+			st.last = expected
 			return Decision{Pass: true, Wait: time.Duration(expected-nowMs) * time.Millisecond}
 		}
 		return Decision{}
@@ -355,11 +353,11 @@ func (p *SentinelParam) DecideRequest(now time.Duration, r *Request) Decision {
 		return Decision{}
 	}
 	s, fresh := p.access(id)
+	st := p.slots.at(s)
 	if fresh {
-		p.store(s, paramState{last: nowMs, rest: maxCount - c})
+		st.last, st.rest = nowMs, maxCount-c
 		return Decision{Pass: true}
 	}
-	st := p.load(s)
 	pass := nowMs - st.last
 	if pass > p.durMs {
 		toAdd := pass * tokens / p.durMs
@@ -372,70 +370,14 @@ func (p *SentinelParam) DecideRequest(now time.Duration, r *Request) Decision {
 		if rest < 0 {
 			return Decision{}
 		}
-		p.store(s, paramState{last: nowMs, rest: rest})
+		st.last, st.rest = nowMs, rest
 		return Decision{Pass: true}
 	}
 	if st.rest-c >= 0 {
 		st.rest -= c
-		p.store(s, st)
 		return Decision{Pass: true}
 	}
 	return Decision{}
-}
-
-// A direct table (an unbounded cache: every shadow twin) packs a value's
-// entry in one word where that is exact. Throttle keeps only last: the
-// word is last. Reject, when every value's max = tokenCount + burst is
-// under 2¹⁹: rest (0 ≤ rest ≤ max: an entry is written only with a rest
-// the checks above kept in that range) in the low paramRestBits, last −
-// sentinelEpochMs (a time now: |ms| < 2⁴³·⁰⁸) above, signed, in 45 bits.
-// store checks the ranges, so an entry that would not fit stops the run
-// instead of deciding otherwise.
-const paramRestBits = 19
-
-// packs reports whether p's unbounded cache can pack its entries.
-func (p *SentinelParam) packs() bool {
-	if p.cfg.Throttle {
-		return true
-	}
-	const top = 1 << paramRestBits
-	most := p.count
-	for _, n := range p.itemCount {
-		most = max(most, n)
-	}
-	return most < top && p.cfg.Burst < top && most+p.cfg.Burst < top
-}
-
-// load returns slot's entry.
-func (p *SentinelParam) load(slot int32) paramState {
-	if p.slots.packed {
-		w := *p.slots.word(slot)
-		if p.cfg.Throttle {
-			return paramState{last: int64(w)}
-		}
-		return paramState{last: int64(w)>>paramRestBits + sentinelEpochMs, rest: int64(w & (1<<paramRestBits - 1))}
-	}
-	return *p.slots.at(slot)
-}
-
-// store writes slot's entry.
-func (p *SentinelParam) store(slot int32, st paramState) {
-	if !p.slots.packed {
-		*p.slots.at(slot) = st
-		return
-	}
-	if p.cfg.Throttle {
-		if st.rest != 0 {
-			panic("algorithms: sentinel-param throttle entry with a rest")
-		}
-		*p.slots.word(slot) = uint64(st.last)
-		return
-	}
-	d := st.last - sentinelEpochMs
-	if st.rest < 0 || st.rest >= 1<<paramRestBits || d < -1<<44 || d >= 1<<44 {
-		panic(fmt.Sprintf("algorithms: sentinel-param entry last=%d rest=%d does not pack", st.last, st.rest))
-	}
-	*p.slots.word(slot) = uint64(d)<<paramRestBits | uint64(st.rest)
 }
 
 // KeyIndex implements KeyReporter.
