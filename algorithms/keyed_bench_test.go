@@ -143,3 +143,68 @@ func peakRSS() int64 {
 	runtime.ReadMemStats(&ms)
 	return int64(ms.Sys)
 }
+
+// BenchmarkKeyedShadow runs the issue-27 per-key rows as a run does,
+// tables full and with their unbounded shadow twins
+// (extra_passes_from_eviction): nginx-limit-req and sentinel-param at
+// their defaults (a 10m zone, 4,000 values) over benchKeyedArrivals
+// requests, 50,000 a second, keys uniform over benchKeys (like `floorcmd
+// gen`'s tk.csv); and, like the combined-log run, a 100m nodelay zone over
+// a tenth as many requests, 333 a second, over a quarter of the keys
+// (states expire and are replaced all the time). It reports CPU per
+// decision, the live heap the limiter keeps per key seen, and the
+// process's peak RSS.
+func BenchmarkKeyedShadow(b *testing.B) {
+	type row struct {
+		name, spec string
+		n, keys    int
+		gap        time.Duration
+	}
+	for _, c := range []row{
+		{"nginx-10m", "nginx-limit-req:rate=10r/s,burst=20,key=key", benchKeyedArrivals, benchKeys, 20 * time.Microsecond},
+		{"sentinel-4000", "sentinel-param:count=10,key=key", benchKeyedArrivals, benchKeys, 20 * time.Microsecond},
+		{"nginx-100m-log", "nginx-limit-req:rate=10r/s,burst=20,nodelay=true,zone=100m,key=key", benchKeyedArrivals / 10, max(1, benchKeys/4), 3 * time.Millisecond},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				var ms runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				heap0 := ms.HeapAlloc
+				l := mustNewB(b, c.spec)
+				l.(KeyNameUser).BindKeyNames(func(int32) string { return "203.0.113.7" })
+				KeyReporterOf(l).TrackShadow()
+				rl := l.(RequestLimiter)
+				r := Request{Keys: [MaxKeyColumns]int32{0, NoKey, NoKey, NoKey}, Cost: 1}
+				x := uint64(88172645463325252)
+				passed := 0
+				runtime.LockOSThread()
+				start, cpu0 := time.Now(), threadCPU()
+				for i := 0; i < c.n; i++ {
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+					r.Keys[0] = int32(x % uint64(c.keys))
+					if rl.DecideRequest(time.Duration(i)*c.gap, &r).Pass {
+						passed++
+					}
+				}
+				el, cpu := time.Since(start), threadCPU()-cpu0
+				runtime.UnlockOSThread()
+				if cpu <= 0 {
+					cpu = el
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				f := KeyReporterOf(l).KeyFigures()
+				if passed == 0 || !f.HasShadow || f.Evictions == 0 {
+					b.Fatalf("passed %d, figures %+v: not the shadowed, evicting run", passed, f)
+				}
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(c.n), "cpu-ns/decision")
+				b.ReportMetric(float64(int64(ms.HeapAlloc)-int64(heap0))/float64(c.keys), "heap-B/key")
+				runtime.KeepAlive(l)
+			}
+			b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")
+		})
+	}
+}

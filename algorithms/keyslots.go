@@ -10,8 +10,9 @@ import (
 // an LRU list with intrusive int32 links. A slot's links, key and state sit
 // side by side in one array element, so a decision touches one cache line
 // for its key (plus the index and, when the key moves to the head, its two
-// neighbours'). Nothing in it is a pointer (for pointer-free T), so however
-// many keys a run sees, the garbage collector never walks the table.
+// neighbours'). Nothing in it is a pointer (for pointer-free T) but the
+// directories of its fixed-size pages, so however many keys a run sees,
+// the garbage collector walks a few hundred words of it.
 //
 // Memory: 8 bytes per key id ever seen (its slot and evictions), and per
 // live slot 12 bytes of key and links plus T
@@ -19,54 +20,69 @@ import (
 type keySlots[T any] struct {
 	// idx is by key id: the key's slot+1 (0 when it has none) and the
 	// times it lost its slot, side by side, so that an eviction writes
-	// one place (issue 27). idLen and evLen are the ids the index and
-	// the eviction counts cover (max id + 1 inserted, evicted), for bytes.
-	idx          []slotIdx
-	idLen, evLen int
-	nodes        []slotNode[T]
-	head, tail   int32   // most and least recently used slot, -1 when empty
-	free         []int32 // released slots, reused before new ones
-	live, peak   int
-	evictions    int64
+	// one place (issue 27). It is paged, so that it grows without
+	// copying; it covers idx.n = max id + 1 inserted. evLen is max id + 1
+	// evicted, for bytes.
+	idx        paged[slotIdx]
+	evLen      int
+	nodes      []slotNode[T]
+	head, tail int32   // most and least recently used slot, -1 when empty
+	free       []int32 // released slots, reused before new ones
+	live, peak int
+	evictions  int64
 	// direct: a table that never removes a slot (an unbounded nginx zone
 	// or Sentinel cache, the shadow twins among them) keeps key id's
-	// slot at nodes[id], with no index and no LRU order (issue 27: one
-	// cache line a lookup instead of two).
+	// state at states[id], bare (no key, no links), with a bit in has
+	// for "id has a state", no id → slot index and no LRU order (issue
+	// 27: one cache line a lookup, and half the bytes of a node or less).
+	// Its slot for key id is id.
 	direct bool
+	states paged[T]
+	has    []uint64
+	// nodeBytes is what a live slot counts for in bytes: the size of a
+	// node (slotNode[T]) unless the owner set the size of the layout
+	// its figures were defined with (nginx: its page moved out of T).
+	nodeBytes int
 }
-
-// directLive marks a live node of a direct table in its prev link.
-const directLive = -2
 
 type slotNode[T any] struct {
 	key, prev, next int32
 	st              T
 }
 
-func newKeySlots[T any]() keySlots[T] { return keySlots[T]{head: -1, tail: -1} }
+func newKeySlots[T any]() keySlots[T] {
+	return keySlots[T]{head: -1, tail: -1, nodeBytes: int(unsafe.Sizeof(slotNode[T]{}))}
+}
 
 // newDirectKeySlots is a table that never removes a slot (see direct):
 // remove, touch and the LRU order are not for it.
 func newDirectKeySlots[T any]() keySlots[T] {
-	return keySlots[T]{head: -1, tail: -1, direct: true}
+	s := newKeySlots[T]()
+	s.direct = true
+	return s
 }
 
 // lookup returns id's slot, or -1.
 func (s *keySlots[T]) lookup(id int32) int32 {
 	if s.direct {
-		if int(id) < len(s.nodes) && s.nodes[id].prev == directLive {
+		if w := int(id >> 6); w < len(s.has) && s.has[w]&(1<<(id&63)) != 0 {
 			return id
 		}
 		return -1
 	}
-	if int(id) < len(s.idx) {
-		return s.idx[id].slot - 1
+	if int(id) < s.idx.n {
+		return s.idx.at(id).slot - 1
 	}
 	return -1
 }
 
 // at returns slot's state.
-func (s *keySlots[T]) at(slot int32) *T { return &s.nodes[slot].st }
+func (s *keySlots[T]) at(slot int32) *T {
+	if s.direct {
+		return s.states.at(slot)
+	}
+	return &s.nodes[slot].st
+}
 
 // touch moves slot to the head of the LRU list.
 func (s *keySlots[T]) touch(slot int32) {
@@ -106,10 +122,13 @@ func (s *keySlots[T]) pushHead(slot int32) {
 // insert gives id a slot, with a zero state, at the head of the list.
 func (s *keySlots[T]) insert(id int32) int32 {
 	if s.direct {
-		if int(id) >= len(s.nodes) {
-			s.nodes = growNodes(s.nodes, int(id)+1)
+		s.states.extend(int(id) + 1)
+		if w := int(id>>6) + 1; w > len(s.has) {
+			s.has = growUint64(s.has, w)
 		}
-		s.nodes[id] = slotNode[T]{key: id, prev: directLive}
+		s.has[id>>6] |= 1 << (id & 63)
+		var zero T
+		*s.states.at(id) = zero
 		s.live++
 		s.peak = max(s.peak, s.live)
 		return id
@@ -130,11 +149,8 @@ func (s *keySlots[T]) insert(id int32) int32 {
 		}
 		s.nodes = append(s.nodes, slotNode[T]{key: id})
 	}
-	if int(id) >= len(s.idx) {
-		s.idx = growIdx(s.idx, int(id)+1)
-	}
-	s.idLen = max(s.idLen, int(id)+1)
-	s.idx[id].slot = slot + 1
+	s.idx.extend(int(id) + 1)
+	s.idx.at(id).slot = slot + 1
 	s.pushHead(slot)
 	s.live++
 	s.peak = max(s.peak, s.live)
@@ -146,7 +162,7 @@ func (s *keySlots[T]) insert(id int32) int32 {
 func (s *keySlots[T]) remove(slot int32, evict bool) {
 	id := s.nodes[slot].key
 	s.unlink(slot)
-	x := &s.idx[id]
+	x := s.idx.at(id)
 	x.slot = 0
 	s.free = append(s.free, slot)
 	s.live--
@@ -159,47 +175,79 @@ func (s *keySlots[T]) remove(slot int32, evict bool) {
 
 // evictedOf is how many times id lost its slot.
 func (s *keySlots[T]) evictedOf(id int32) int32 {
-	if id >= 0 && int(id) < len(s.idx) {
-		return s.idx[id].evicted
+	if id >= 0 && int(id) < s.idx.n {
+		return s.idx.at(id).evicted
 	}
 	return 0
 }
 
 // bytes is the table's memory for the live slots and the ids seen (the
-// same figure for a direct table, whose nodes array stands for the
-// index: peak_state_bytes does not depend on the layout).
+// same figure for a direct table, whose states stand for the index and
+// whose slots count as nodes: peak_state_bytes does not depend on the
+// layout).
 func (s *keySlots[T]) bytes() int {
-	return 4*s.idsLen() + s.live*int(unsafe.Sizeof(slotNode[T]{})) + 4*s.evLen
+	return 4*s.idsLen() + s.live*s.nodeBytes + 4*s.evLen
 }
 
 // idsLen is how many key ids the table's index covers, as bytes counts
-// them (4 bytes each): max id + 1 inserted (a direct table's nodes).
+// them (4 bytes each): max id + 1 inserted.
 func (s *keySlots[T]) idsLen() int {
 	if s.direct {
-		return len(s.nodes)
+		return s.states.n
 	}
-	return s.idLen
+	return s.idx.n
 }
 
 type slotIdx struct{ slot, evicted int32 }
 
-// growIdx extends a to n entries of zero, at least doubling its capacity.
-func growIdx(a []slotIdx, n int) []slotIdx {
-	if n <= cap(a) {
-		return a[:n]
-	}
-	b := make([]slotIdx, n, max(n, 2*cap(a), 64))
-	copy(b, a)
-	return b
+// paged is an array of E indexed by int32 that grows without copying
+// (beyond its first page): fixed-size pages of pageLen entries, zero
+// until written, behind a directory of a few hundred pointers at 10⁶
+// entries. The first page starts small and doubles up to pageLen, so a
+// small table stays small.
+type paged[E any] struct {
+	pages [][]E
+	n     int // entries covered: at(i) is valid for 0 ≤ i < n
 }
 
-// growNodes extends a direct table's nodes to n (zero: no slot), at least
-// doubling its capacity.
-func growNodes[T any](a []slotNode[T], n int) []slotNode[T] {
+const (
+	pageShift = 12
+	pageLen   = 1 << pageShift
+	pageMask  = pageLen - 1
+)
+
+// at returns entry i (0 ≤ i < n).
+func (p *paged[E]) at(i int32) *E { return &p.pages[i>>pageShift][i&pageMask] }
+
+// extend makes p cover at least n entries; the new ones are zero.
+func (p *paged[E]) extend(n int) {
+	if n <= p.n {
+		return
+	}
+	for n > pageLen*len(p.pages) || (len(p.pages) == 1 && n > len(p.pages[0])) {
+		if len(p.pages) == 1 && len(p.pages[0]) < pageLen {
+			// The first page, short: double it (up to a page).
+			a := p.pages[0]
+			b := make([]E, min(pageLen, max(2*len(a), n, 64)))
+			copy(b, a)
+			p.pages[0] = b
+			continue
+		}
+		size := pageLen
+		if len(p.pages) == 0 {
+			size = min(pageLen, max(n, 64))
+		}
+		p.pages = append(p.pages, make([]E, size))
+	}
+	p.n = n
+}
+
+// growUint64 extends a to n entries of 0, at least doubling its capacity.
+func growUint64(a []uint64, n int) []uint64 {
 	if n <= cap(a) {
 		return a[:n]
 	}
-	b := make([]slotNode[T], n, max(n, 2*cap(a), 64))
+	b := make([]uint64, n, max(n, 2*cap(a), 64))
 	copy(b, a)
 	return b
 }

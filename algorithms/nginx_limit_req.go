@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // NginxLimitReqConfig is one limit_req directive with its zone.
@@ -70,17 +71,31 @@ type nginxZone struct {
 	col                int
 	slots              keySlots[nginxState]
 	slab               *nginxSlab
-	node               int32 // ctx->node: the slot checked by an earlier zone, -1
+	pageOf             []int32 // by slot of a bounded zone: the slab page its state is on
+	node               int32   // ctx->node: the slot checked by an earlier zone, -1
 	allocFailures      int64
 	peakBytes          int64
 }
 
 // nginxState is one key's state in a zone (ngx_http_limit_req_node_t):
-// its excess in milli-requests, the time of its last accounted request,
-// and the slab page it was allocated on.
+// its excess in milli-requests and the time of its last accounted
+// request. A bounded zone keeps the slab page each state was allocated
+// on beside, by slot (pageOf): an unbounded zone (every shadow twin) has
+// no slab, and keeps 16 bytes a key.
 type nginxState struct {
-	page         int32
 	excess, last int64
+}
+
+// nginxAccountedNode is the layout a state's bytes are counted with in
+// StateBytes and peak_state_bytes (key, LRU links, page, excess, last:
+// 40 bytes), whatever the table keeps: the figures, and nothing else,
+// depend on it.
+type nginxAccountedNode struct {
+	key, prev, next int32
+	st              struct {
+		page         int32
+		excess, last int64
+	}
 }
 
 // nginxEpochMs is what nginx's clock reads at virtual time 0: large, so
@@ -117,6 +132,7 @@ func NewNginxLimitReq(cs ...NginxLimitReqConfig) (*NginxLimitReq, error) {
 		} else {
 			z.slots = newDirectKeySlots[nginxState]() // nothing expires
 		}
+		z.slots.nodeBytes = int(unsafe.Sizeof(nginxAccountedNode{}))
 		l.zones = append(l.zones, z)
 	}
 	return l, nil
@@ -149,9 +165,9 @@ func (l *NginxLimitReq) Spec() string {
 // Rate implements Limiter: 0, a per-key limiter has no aggregate limit.
 func (l *NginxLimitReq) Rate() float64 { return 0 }
 
-// StateBytes implements Limiter: the states now held, 32 bytes each
-// (key, LRU links, page, excess, last), plus the id index and the slab's
-// page records.
+// StateBytes implements Limiter: the states now held, 40 bytes each
+// (key, LRU links, page, excess, last: nginxAccountedNode), plus the id
+// index and the slab's page records.
 func (l *NginxLimitReq) StateBytes() int {
 	if l.shards != nil {
 		return l.shards.stateBytes()
@@ -270,15 +286,19 @@ func (l *NginxLimitReq) DecideRequest(now time.Duration, r *Request) Decision {
 		z := l.zones[n]
 		lim = z
 		id := r.Keys[z.col]
-		if id < 0 || (z.slots.lookup(id) < 0 && l.keyLen(id) > nginxMaxKeyLen) {
+		if id < 0 {
+			continue // ngx_http_limit_req_handler: an empty key is skipped
+		}
+		s := z.slots.lookup(id)
+		if s < 0 && l.keyLen(id) > nginxMaxKeyLen {
 			// (A key with a state was not longer: only a new key's
 			// length is read, which keeps the key table's names out of
 			// the hot path.)
-			// ngx_http_limit_req_handler: a zone whose key is empty, or
-			// longer than 65535 bytes (logged), is skipped: not accounted.
+			// ngx_http_limit_req_handler: a zone whose key is longer
+			// than 65535 bytes (logged) is skipped: not accounted.
 			continue
 		}
-		rc, excess = l.lookup(z, id, nowMs, n == len(l.zones)-1)
+		rc, excess = l.lookup(z, id, s, nowMs, n == len(l.zones)-1)
 		if rc != ngxAgain {
 			break
 		}
@@ -341,9 +361,9 @@ func floorDivDur(a, b time.Duration) time.Duration {
 	return q
 }
 
-// lookup is ngx_http_limit_req_lookup.
-func (l *NginxLimitReq) lookup(z *nginxZone, id int32, nowMs int64, account bool) (int, int64) {
-	if s := z.slots.lookup(id); s >= 0 {
+// lookup is ngx_http_limit_req_lookup; s is id's slot in z, or -1.
+func (l *NginxLimitReq) lookup(z *nginxZone, id, s int32, nowMs int64, account bool) (int, int64) {
+	if s >= 0 {
 		if z.slab != nil { // an unbounded zone never expires a state: no order to keep
 			z.slots.touch(s)
 		}
@@ -376,9 +396,14 @@ func (l *NginxLimitReq) lookup(z *nginxZone, id int32, nowMs int64, account bool
 			}
 		}
 	}
-	s := z.slots.insert(id)
+	s = z.slots.insert(id)
 	st := z.slots.at(s)
-	st.page = page
+	if z.slab != nil {
+		if int(s) >= len(z.pageOf) {
+			z.pageOf = growInt32(z.pageOf, int(s)+1)
+		}
+		z.pageOf[s] = page
+	}
 	if z.slots.live == z.slots.peak {
 		z.peakBytes = max(z.peakBytes, int64(z.bytes()))
 	}
@@ -415,7 +440,7 @@ func (z *nginxZone) expire(nowMs int64, n int) {
 			}
 		}
 		n++
-		z.slab.free(st.page)
+		z.slab.free(z.pageOf[s])
 		z.slots.remove(s, true)
 	}
 }

@@ -29,14 +29,19 @@ package algorithms
 type nginxSlab struct {
 	pages     int32
 	freePages []int32 // free page numbers (which one is taken does not matter)
-	// By page: chunks in use, the chunk shift, the links of its size's
-	// list (-1 ends; onList says whether it is on it).
-	used       []int32
-	shift      []int8
-	next, prev []int32
-	onList     []bool
+	// By page, side by side (one cache line a page's alloc or free).
+	page []slabPage
 	// heads[shift] is the first page of that size's list, -1 when empty.
 	heads [12]int32
+}
+
+// slabPage is a page's record in the model: chunks in use, the chunk
+// shift, the links of its size's list (-1 ends; onList says whether it is
+// on it). bytes counts it as the 14 bytes of its fields.
+type slabPage struct {
+	used, next, prev int32
+	shift            int8
+	onList           bool
 }
 
 const (
@@ -79,9 +84,7 @@ func NginxStatesPerZone(size int64, keyLen int) int64 {
 
 func newNginxSlab(size int64) *nginxSlab {
 	n := int32(NginxZonePages(size))
-	s := &nginxSlab{pages: n,
-		used: make([]int32, n), shift: make([]int8, n),
-		next: make([]int32, n), prev: make([]int32, n), onList: make([]bool, n)}
+	s := &nginxSlab{pages: n, page: make([]slabPage, n)}
 	for i := range s.heads {
 		s.heads[i] = -1
 	}
@@ -119,8 +122,9 @@ func (s *nginxSlab) alloc(size int) (int32, bool) {
 	sh := chunkShift(size)
 	per := int32(ngxPageSize >> sh)
 	if p := s.heads[sh]; p >= 0 {
-		s.used[p]++
-		if s.used[p] == per {
+		pg := &s.page[p]
+		pg.used++
+		if pg.used == per {
 			s.unlist(p)
 		}
 		return p, true
@@ -130,7 +134,7 @@ func (s *nginxSlab) alloc(size int) (int32, bool) {
 	}
 	p := s.freePages[len(s.freePages)-1]
 	s.freePages = s.freePages[:len(s.freePages)-1]
-	s.shift[p], s.used[p] = sh, 1
+	s.page[p].shift, s.page[p].used = sh, 1
 	if per > 1 {
 		s.list(p)
 	}
@@ -145,39 +149,41 @@ func (s *nginxSlab) free(p int32) {
 		}
 		return
 	}
-	if !s.onList[p] {
+	pg := &s.page[p]
+	if !pg.onList {
 		s.list(p) // a full page comes back at the head
 	}
-	s.used[p]--
-	if s.used[p] == 0 {
+	pg.used--
+	if pg.used == 0 {
 		s.unlist(p)
 		s.freePages = append(s.freePages, p)
 	}
 }
 
 func (s *nginxSlab) list(p int32) {
-	sh := s.shift[p]
-	h := s.heads[sh]
-	s.next[p], s.prev[p] = h, -1
+	pg := &s.page[p]
+	h := s.heads[pg.shift]
+	pg.next, pg.prev = h, -1
 	if h >= 0 {
-		s.prev[h] = p
+		s.page[h].prev = p
 	}
-	s.heads[sh] = p
-	s.onList[p] = true
+	s.heads[pg.shift] = p
+	pg.onList = true
 }
 
 func (s *nginxSlab) unlist(p int32) {
-	sh := s.shift[p]
-	if s.prev[p] >= 0 {
-		s.next[s.prev[p]] = s.next[p]
+	pg := &s.page[p]
+	if pg.prev >= 0 {
+		s.page[pg.prev].next = pg.next
 	} else {
-		s.heads[sh] = s.next[p]
+		s.heads[pg.shift] = pg.next
 	}
-	if s.next[p] >= 0 {
-		s.prev[s.next[p]] = s.prev[p]
+	if pg.next >= 0 {
+		s.page[pg.next].prev = pg.prev
 	}
-	s.onList[p] = false
+	pg.onList = false
 }
 
-// bytes is the model's own memory.
+// bytes is the model's own memory as its figures count it: 14 bytes a
+// page (slabPage's fields, unpadded) and the free list.
 func (s *nginxSlab) bytes() int { return int(s.pages)*(4+1+4+4+1) + 4*cap(s.freePages) }
