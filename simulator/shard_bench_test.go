@@ -35,7 +35,7 @@ func (s *keyedStream) Next() (scenarios.Arrival, bool) {
 	s.i++
 	s.t += time.Duration(s.rng.IntN(2001)) // 1 µs apart on average: 10⁶/s
 	k := int32(s.rng.IntN(s.keys))
-	return scenarios.Arrival{At: s.t, Clock: s.t, Cost: 1,
+	return scenarios.Arrival{At: s.t, Clock: s.t, Cost: 1, User: scenarios.NoKey,
 		Keys: [scenarios.MaxKeyColumns]int32{k, scenarios.NoKey, scenarios.NoKey, scenarios.NoKey}}, true
 }
 func (s *keyedStream) Err() error   { return nil }
