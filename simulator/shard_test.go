@@ -313,12 +313,18 @@ func TestWorkersKeyStatsMatchModel(t *testing.T) {
 	}
 	arr := shardArrivals(7, n, 200)
 	// Many users, few requests each, some without one: a user who only
-	// sent requests charged to no key counts for none.
+	// sent requests charged to no key counts for none. Key ids and ip ids
+	// overlap.
 	rng := rand.New(rand.NewPCG(7, 7))
 	for i := range arr {
 		arr[i].User = int32(rng.IntN(n / 4))
 		if rng.IntN(10) == 0 {
 			arr[i].User = scenarios.NoKey
+		}
+		if arr[i].Keys[1] >= 0 && rng.IntN(3) == 0 {
+			// An ip that is also a key's id: kong's fallback charges a
+			// request without a key to the key of that id.
+			arr[i].Keys[1] = int32(rng.IntN(200))
 		}
 	}
 	widen := func(c *Config) { c.End, c.MaxBins = 20*time.Millisecond, 8 }
@@ -352,5 +358,37 @@ func TestWorkersKeyStatsMatchModel(t *testing.T) {
 				newKeyModel(t, s.spec, arr, res.Start, res.Bin).check(t, fmt.Sprintf("workers %d (widened %v), %s", w, tweak != nil, s.spec), a, res.Start)
 			}
 		}
+	}
+}
+
+// A shard that is handed keys of two residues mod n, or two shards of one
+// residue, is an error, never a wrong figure: the per-key statistics of a
+// split row rely on each key being decided on one shard.
+func TestShardKeysResidues(t *testing.T) {
+	arr := []scenarios.Arrival{{Keys: [scenarios.MaxKeyColumns]int32{4}}, {Keys: [scenarios.MaxKeyColumns]int32{6}}, {Keys: [scenarios.MaxKeyColumns]int32{5}}}
+	ds := []algorithms.Decision{{Pass: true}, {}, {Pass: true}}
+	k := &shardKeys{n: 2, res: -1}
+	k.addBatch(arr, []int32{0, 1}, ds[:2])
+	if k.res != 0 || len(k.stats) != 4 || k.stats[2].Requests != 1 || k.stats[3].Rejected != 1 {
+		t.Fatalf("ids 4 and 6 on the shard of residue %d: %+v", k.res, k.stats)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("id 5 on the shard of the even ids: no panic")
+			}
+		}()
+		k.addBatch(arr, []int32{2}, ds[2:])
+	}()
+	ks := &keyStats{}
+	a, b := &shardKeys{n: 2, res: 1, stats: make([]KeyStat, 1)}, &shardKeys{n: 2, res: 1, stats: make([]KeyStat, 1)}
+	if err := ks.merge([]*shardKeys{a, b}); err == nil {
+		t.Error("two shards of the odd ids merged")
+	}
+	a.stats[0].Requests, b.res = 3, 0
+	b.stats = make([]KeyStat, 2)
+	b.stats[1].Requests = 2
+	if err := ks.merge([]*shardKeys{a, b}); err != nil || len(ks.stats) != 3 || ks.stats[1].Requests != 3 || ks.stats[2].Requests != 2 {
+		t.Fatalf("merge: %v, %+v", err, ks.stats)
 	}
 }
