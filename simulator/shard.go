@@ -43,11 +43,12 @@ type RowWorkers struct {
 }
 
 // shardRow decides a row's batches on its shards, one helper goroutine
-// each, started once. The row's goroutine overlaps them with its own
-// work: while the shards decide batch k, it gathers batch k−1's decisions
-// back in arrival order and records them (the accumulator, keys.csv's
-// counters, decisions.csv), so the row holds one batch more than an
-// unsplit row (the pool has eight).
+// each, started once; each shard then records its arrivals' per-key
+// statistics (keys.csv's counters). The row's goroutine overlaps them
+// with its own work: while the shards decide batch k, it gathers batch
+// k−1's decisions back in arrival order and records them (the
+// accumulator, the users, decisions.csv), so the row holds one batch more
+// than an unsplit row (the pool has eight).
 type shardRow struct {
 	lim    algorithms.Limiter
 	set    algorithms.Shards
