@@ -26,7 +26,7 @@ func (l *NginxLimitReq) Shard(n int) (Shards, string) {
 	case l.zones[0].slab != nil || l.hasShadow:
 		return nil, "its zone (zone=" + formatSize(l.zones[0].cfg.Zone) + ") expires and forces out states in the order of every key's requests"
 	}
-	sh := &nginxShards{n: int32(n), col: l.zones[0].col, parts: make([]*NginxLimitReq, n)}
+	sh := &nginxShards{n: int32(n), col: l.zones[0].col, parts: make([]*NginxLimitReq, n), req: make([]shardRequest, n)}
 	for s := range sh.parts {
 		p, err := NewNginxLimitReq(l.Configs()...)
 		if err != nil {
@@ -43,14 +43,13 @@ func (l *NginxLimitReq) Shard(n int) (Shards, string) {
 	return sh, ""
 }
 
-// localRequest is r with its key column's id made local to its shard.
-func localRequest(r *Request, col int, n int32) *Request {
-	if r.Keys[col] < 0 {
-		return r
-	}
-	l := *r
-	l.Keys[col] /= n
-	return &l
+// shardRequest is a shard's copy of the request it decides, its key
+// column's id made local, alone on its cache lines: a copy on the stack
+// escapes (the part is called through the generic shape) and would cost
+// an allocation per request.
+type shardRequest struct {
+	r Request
+	_ [64]byte
 }
 
 // paramShards are the shards of a SentinelParam.
@@ -69,7 +68,7 @@ func (p *SentinelParam) Shard(n int) (Shards, string) {
 	case p.itemCount != nil:
 		return nil, "items= resolves value names as they come, in the order of every value's requests"
 	}
-	sh := &paramShards{n: int32(n), col: p.col, parts: make([]*SentinelParam, n)}
+	sh := &paramShards{n: int32(n), col: p.col, parts: make([]*SentinelParam, n), req: make([]shardRequest, n)}
 	for s := range sh.parts {
 		q, err := NewSentinelParam(p.cfg)
 		if err != nil {
@@ -95,6 +94,7 @@ type keyShards[T any, P shardPart[T]] struct {
 	n     int32
 	col   int
 	parts []P
+	req   []shardRequest // per shard: the request with its key made local
 }
 
 func (sh *keyShards[T, P]) Of(r *Request) int {
@@ -105,7 +105,13 @@ func (sh *keyShards[T, P]) Of(r *Request) int {
 }
 
 func (sh *keyShards[T, P]) DecideOn(s int, now time.Duration, r *Request) Decision {
-	return sh.parts[s].DecideRequest(now, localRequest(r, sh.col, sh.n))
+	if r.Keys[sh.col] < 0 {
+		return sh.parts[s].DecideRequest(now, r)
+	}
+	l := &sh.req[s].r
+	*l = *r
+	l.Keys[sh.col] /= sh.n
+	return sh.parts[s].DecideRequest(now, l)
 }
 
 func (sh *keyShards[T, P]) stateBytes() int {

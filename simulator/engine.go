@@ -312,7 +312,7 @@ func work(ctx context.Context, lim algorithms.Limiter, acc *accumulator, in <-ch
 				switch {
 				case cfg.Workers <= 1:
 				case ch == nil && ca == nil:
-					sh, *rw = startShards(lim, cfg)
+					sh, *rw = startShards(lim, cfg, acc.keys)
 				default:
 					*rw = unsharded(lim, ch != nil)
 				}
@@ -472,6 +472,11 @@ func (d *decisionWriter) flush() error { return d.w.Flush() }
 
 // assemble aligns every limiter's bins to one range and builds the Result.
 func assemble(cfg *Config, limiters []algorithms.Limiter, accs []*accumulator, maxAt time.Duration, fed int64) *Result {
+	for _, a := range accs {
+		if a.keys != nil {
+			a.keys.hurtBins(a) // before the bins are aligned (keys.go)
+		}
+	}
 	cfg.Bin = commonBin(cfg, accs, maxAt, fed)
 	bin := int64(cfg.Bin)
 	end := cfg.End

@@ -79,6 +79,10 @@ type keyStats struct {
 	userOver overTracker
 	hasUsers bool
 	empty    int64 // requests whose key column was empty
+	// sharded is set when a split row's shards record the per-key
+	// statistics (shardKeys, shard.go): addBatch then records the users
+	// only, and the shards' statistics are merged in at the end.
+	sharded bool
 }
 
 func newKeyStats(lim algorithms.Limiter) *keyStats {
@@ -92,8 +96,10 @@ func newKeyStats(lim algorithms.Limiter) *keyStats {
 		over: newOverTracker(limit, window), userOver: newOverTracker(limit, window)}
 }
 
-// add records one decision for arrival a.
-func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxKeyColumns]int32, user, cost int32, d algorithms.Decision) {
+// add records one decision for arrival a. (The accumulator is not used:
+// the series' keys_hurt is counted at the end, from each key's
+// FirstReject; see hurtBins.)
+func (k *keyStats) add(_ *accumulator, at time.Duration, keys *[scenarios.MaxKeyColumns]int32, user, cost int32, d algorithms.Decision) {
 	id := keys[k.col]
 	if id < 0 {
 		k.empty++
@@ -107,21 +113,26 @@ func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxK
 	if int(id) >= len(k.stats) {
 		k.stats = growKeyStats(k.stats, int(id)+1)
 	}
-	s := &k.stats[id]
-	s.Requests++
 	c := max(cost, 1)
-	if !s.Over {
-		s.Over = k.over.add(&s.win, at, c)
+	addKey(&k.stats[id], &k.over, at, c, d)
+	if user >= 0 {
+		k.addUser(user, at, c, !d.Pass)
 	}
-	hurt := false
+}
+
+// addKey records one decision of a key whose figures are s and whose
+// windows for Over are over's.
+func addKey(s *KeyStat, over *overTracker, at time.Duration, c int32, d algorithms.Decision) {
+	s.Requests++
+	if !s.Over {
+		s.Over = over.add(&s.win, at, c)
+	}
 	switch {
 	case !d.Pass:
 		if s.Rejected == 0 {
 			s.FirstReject = at
-			acc.binAt(int64(at)).KeysHurt++
 		}
 		s.Rejected++
-		hurt = true
 	case d.Wait > 0:
 		s.Passed++
 		s.Delayed++
@@ -129,20 +140,25 @@ func (k *keyStats) add(acc *accumulator, at time.Duration, keys *[scenarios.MaxK
 	default:
 		s.Passed++
 	}
-	if user >= 0 {
-		k.hasUsers = true
-		if int(user) >= len(k.userHurt) {
-			n := max(int(user)+1, 2*len(k.userHurt))
-			k.userHurt = append(k.userHurt, make([]uint8, n-len(k.userHurt))...)
-		}
-		if int(user) >= len(k.userWin) {
-			k.userWin = growOverKeys(k.userWin, int(user)+1)
-		}
-		k.userOver.add(&k.userWin[user], at, c)
-		k.userHurt[user] |= userSeen
-		if hurt {
-			k.userHurt[user] |= userHurtBit
-		}
+}
+
+// addUser records a request of cost c of user at at (hurt: rejected).
+// Users are not keys (a user may send under many keys): they are counted
+// on the row's goroutine, in arrival order, whether or not the row is
+// split.
+func (k *keyStats) addUser(user int32, at time.Duration, c int32, hurt bool) {
+	k.hasUsers = true
+	if int(user) >= len(k.userHurt) {
+		n := max(int(user)+1, 2*len(k.userHurt))
+		k.userHurt = append(k.userHurt, make([]uint8, n-len(k.userHurt))...)
+	}
+	if int(user) >= len(k.userWin) {
+		k.userWin = growOverKeys(k.userWin, int(user)+1)
+	}
+	k.userOver.add(&k.userWin[user], at, c)
+	k.userHurt[user] |= userSeen
+	if hurt {
+		k.userHurt[user] |= userHurtBit
 	}
 }
 
@@ -152,11 +168,41 @@ const (
 	userHurtBit uint8 = 2
 )
 
-// addBatch is add for a batch of the fast path.
+// addBatch is add for a batch of the fast path; for a split row (sharded)
+// the users alone, as add counts them: a request whose key (or the key it
+// is charged to) is empty counts for no user.
 func (k *keyStats) addBatch(acc *accumulator, arr []scenarios.Arrival, ds []algorithms.Decision) {
+	if !k.sharded {
+		for j := range arr {
+			a := &arr[j]
+			k.add(acc, a.At, &a.Keys, a.User, a.Weight(), ds[j])
+		}
+		return
+	}
 	for j := range arr {
 		a := &arr[j]
-		k.add(acc, a.At, &a.Keys, a.User, a.Weight(), ds[j])
+		if a.User < 0 {
+			continue
+		}
+		if id := a.Keys[k.col]; id < 0 && (k.acct == nil || k.acct.AccountKey(&a.Keys) < 0) {
+			continue
+		}
+		k.addUser(a.User, a.At, max(a.Weight(), 1), !ds[j].Pass)
+	}
+}
+
+// hurtBins counts each hurt key into the series' keys_hurt of the bin of
+// its first reject. Counting them there at the end instead of at each
+// first reject gives the same bins: the bins only ever grow to hold more
+// times and merge when they widen, so the bin a time falls in at the end
+// holds whatever was counted for it earlier; and every first reject is an
+// arrival's time, which the accumulator's bins already hold, so no bin is
+// added (hurtBins must run before the bins are aligned, in assemble).
+func (k *keyStats) hurtBins(acc *accumulator) {
+	for id := range k.stats {
+		if s := &k.stats[id]; s.Rejected > 0 {
+			acc.binAt(int64(s.FirstReject)).KeysHurt++
+		}
 	}
 }
 
@@ -177,6 +223,7 @@ func (k *keyStats) result(passed int64) *KeyResult {
 		if s.Requests == 0 {
 			continue
 		}
+		s.win = overKey{} // the tracker's, of no use now (and a split row's shards' own)
 		s.Evicted = k.rep.KeyEvictions(int32(id))
 		if o, ok := k.rep.(algorithms.KeyOverReporter); ok && o.KeyOver(int32(id)) {
 			s.Over = true // a concurrency limit: offered a call at its limit

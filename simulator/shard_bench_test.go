@@ -35,7 +35,7 @@ func (s *keyedStream) Next() (scenarios.Arrival, bool) {
 	s.i++
 	s.t += time.Duration(s.rng.IntN(2001)) // 1 µs apart on average: 10⁶/s
 	k := int32(s.rng.IntN(s.keys))
-	return scenarios.Arrival{At: s.t, Clock: s.t, Cost: 1,
+	return scenarios.Arrival{At: s.t, Clock: s.t, Cost: 1, User: scenarios.NoKey,
 		Keys: [scenarios.MaxKeyColumns]int32{k, scenarios.NoKey, scenarios.NoKey, scenarios.NoKey}}, true
 }
 func (s *keyedStream) Err() error   { return nil }
@@ -50,7 +50,14 @@ func (s *keyedStream) Close() error { return nil }
 // is the ratio of s/run at workers=1 and at N (docs/performance.md).
 //
 //	go test ./simulator -run '^$' -bench BenchmarkWorkers -benchtime 1x
+//
+// It runs on every CPU: the package's TestMain puts the quick suite on one
+// P (soak_test.go), which would serialize the shards; GOMAXPROCS in the
+// environment still wins.
 func BenchmarkWorkers(b *testing.B) {
+	if os.Getenv("GOMAXPROCS") == "" {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU()))
+	}
 	n, keys := 10_000_000, 1_000_000
 	if testing.Short() {
 		n, keys = 100_000, 10_000
