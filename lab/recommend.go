@@ -661,11 +661,11 @@ func (r *RecommendPlan) keyMetrics(pt *Point, res *Result) {
 		if g.Key == "" {
 			continue
 		}
-		for id := 0; id < res.Keys.Len() && id < len(kr.Stats); id++ {
+		for id := 0; id < res.Keys.Len() && id < kr.Stats.Len(); id++ {
 			if res.Keys.Name(int32(id)) != g.Key {
 				continue
 			}
-			st := kr.Stats[id]
+			st := *kr.Stats.At(id)
 			if st.Requests == 0 {
 				break
 			}

@@ -18,7 +18,7 @@ func TestSummaryNumberFields(t *testing.T) {
 	r.Algorithms[1].Cluster = &ClusterFigures{Fallbacks: 2, ShouldWait: 1, InstancePassed: []int64{1, 2}}
 	r.Algorithms[2].KongSync = &KongSyncFigures{Reads: 3, Syncs: 1, SyncEvals: 2, Realtime: 9, Beyond: 1}
 	r.Algorithms[0].Priority = &PriorityResult{Arrived: 3, Passed: 2, WaitedForNextWindow: 1}
-	r.Algorithms[0].Keys = &KeyResult{HasUsers: true, KeysHurt: 1, Stats: []KeyStat{{Requests: 1, Rejected: 1}}}
+	r.Algorithms[0].Keys = &KeyResult{HasUsers: true, KeysHurt: 1, Stats: KeyStatsOf([]KeyStat{{Requests: 1, Rejected: 1}})}
 	var b bytes.Buffer
 	if err := WriteSummaryJSON(&b, r); err != nil {
 		t.Fatal(err)

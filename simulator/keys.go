@@ -40,7 +40,7 @@ type KeyResult struct {
 	// Column is the index of the key column in Arrival.Keys.
 	Column int
 	// Stats is indexed by key id; ids the row never saw have Requests 0.
-	Stats []KeyStat
+	Stats KeyStats
 	// NominalLimit requests per NominalWindow: the limit per key that
 	// Over is measured against (0 when the limiter has none). A window of
 	// 0 is a concurrency limit: NominalLimit calls in flight at once, and
@@ -69,7 +69,7 @@ type keyStats struct {
 	rep   algorithms.KeyReporter
 	acct  algorithms.KeyAccounter // a limiter that charges an empty key to another (Kong's fallback), or nil
 	col   int
-	stats []KeyStat
+	stats KeyStats
 	over  overTracker
 	// Users: hurt flags and their own windows.
 	// userHurt is by user id: userSeen when the user sent a request,
@@ -110,11 +110,11 @@ func (k *keyStats) add(_ *accumulator, at time.Duration, keys *[scenarios.MaxKey
 	if id < 0 {
 		return
 	}
-	if int(id) >= len(k.stats) {
-		k.stats = growKeyStats(k.stats, int(id)+1)
+	if int(id) >= k.stats.Len() {
+		k.stats.grow(int(id) + 1)
 	}
 	c := max(cost, 1)
-	addKey(&k.stats[id], &k.over, at, c, d)
+	addKey(k.stats.At(int(id)), &k.over, at, c, d)
 	if user >= 0 {
 		k.addUser(user, at, c, !d.Pass)
 	}
@@ -199,27 +199,18 @@ func (k *keyStats) addBatch(acc *accumulator, arr []scenarios.Arrival, ds []algo
 // arrival's time, which the accumulator's bins already hold, so no bin is
 // added (hurtBins must run before the bins are aligned, in assemble).
 func (k *keyStats) hurtBins(acc *accumulator) {
-	for id := range k.stats {
-		if s := &k.stats[id]; s.Rejected > 0 {
+	for id := range k.stats.Len() {
+		if s := k.stats.At(id); s.Rejected > 0 {
 			acc.binAt(int64(s.FirstReject)).KeysHurt++
 		}
 	}
 }
 
-func growKeyStats(a []KeyStat, n int) []KeyStat {
-	if n <= cap(a) {
-		return a[:n]
-	}
-	b := make([]KeyStat, n, max(n, 2*cap(a), 256))
-	copy(b, a)
-	return b
-}
-
 func (k *keyStats) result(passed int64) *KeyResult {
 	r := &KeyResult{Column: k.col, Stats: k.stats, HasUsers: k.hasUsers, Figures: k.rep.KeyFigures(), EmptyKeys: k.empty}
 	r.NominalLimit, r.NominalWindow = k.rep.KeyNominal()
-	for id := range r.Stats {
-		s := &r.Stats[id]
+	for id := range r.Stats.Len() {
+		s := r.Stats.At(id)
 		if s.Requests == 0 {
 			continue
 		}
@@ -436,8 +427,8 @@ func WriteKeysCSV(w io.Writer, r *Result, name func(int32) string) error {
 			continue
 		}
 		spec := csvField(a.Spec)
-		for id := range a.Keys.Stats {
-			s := &a.Keys.Stats[id]
+		for id := range a.Keys.Stats.Len() {
+			s := a.Keys.Stats.At(id)
 			if s.Requests == 0 {
 				continue
 			}
@@ -483,8 +474,8 @@ func (k *KeyResult) TopPctKeys() int {
 func (k *KeyResult) TopRejected(n int) (top []TopKey, topPctShare float64) {
 	var all []TopKey
 	var total int64
-	for id := range k.Stats {
-		s := k.Stats[id]
+	for id := range k.Stats.Len() {
+		s := *k.Stats.At(id)
 		if s.Rejected > 0 {
 			all = append(all, TopKey{int32(id), s})
 			total += int64(s.Rejected)

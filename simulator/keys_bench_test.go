@@ -68,7 +68,7 @@ func BenchmarkKeyStats(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&m1)
 		heap = m1.HeapAlloc - m0.HeapAlloc
-		seen = len(k.stats)
+		seen = k.stats.Len()
 		runtime.KeepAlive(k)
 		runtime.KeepAlive(acc)
 		b.StartTimer()

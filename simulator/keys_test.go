@@ -70,7 +70,7 @@ func TestKeyedRowsFastAndEvented(t *testing.T) {
 				t.Fatal("no per-key results")
 			}
 			var req, pass, rej, hurt, binsHurt int64
-			for _, s := range k.Stats {
+			for _, s := range statSlice(&k.Stats) {
 				req += int64(s.Requests)
 				pass += int64(s.Passed)
 				rej += int64(s.Rejected)
@@ -127,13 +127,13 @@ func TestKeyedFallbackAccounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := res.Algorithms[0].Keys
-	if k.EmptyKeys != 2 || len(k.Stats) < 9 {
-		t.Fatalf("EmptyKeys %d, stats %d; want 2 and keys up to 8", k.EmptyKeys, len(k.Stats))
+	if k.EmptyKeys != 2 || k.Stats.Len() < 9 {
+		t.Fatalf("EmptyKeys %d, stats %d; want 2 and keys up to 8", k.EmptyKeys, k.Stats.Len())
 	}
-	if s := k.Stats[7]; s.Requests != 2 || s.Passed != 1 || s.Rejected != 1 {
+	if s := *k.Stats.At(7); s.Requests != 2 || s.Passed != 1 || s.Rejected != 1 {
 		t.Errorf("key 7 (the fallback of request 0, the user of request 1): %+v, want 2 requests, 1 passed, 1 rejected", s)
 	}
-	if s := k.Stats[8]; s.Requests != 1 || s.Passed != 1 {
+	if s := *k.Stats.At(8); s.Requests != 1 || s.Passed != 1 {
 		t.Errorf("key 8 (the fallback of request 2): %+v, want 1 request passed", s)
 	}
 }

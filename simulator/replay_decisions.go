@@ -251,8 +251,8 @@ func AssembleDecided(ctx context.Context, src scenarios.Stream, limiters []algor
 			continue
 		}
 		a.Keys.Figures = st.Figures
-		for id := range a.Keys.Stats {
-			a.Keys.Stats[id].Evicted = st.Evicted[int32(id)]
+		for id := range a.Keys.Stats.Len() {
+			a.Keys.Stats.At(id).Evicted = st.Evicted[int32(id)]
 		}
 		if st.Figures.HasShadow {
 			a.Keys.ExtraPassesFromEviction = a.Passed - st.Figures.ShadowPasses

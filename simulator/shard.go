@@ -244,7 +244,7 @@ type shardKeys struct {
 	col   int
 	acct  algorithms.KeyAccounter // as keyStats.acct (read-only: safe on every shard)
 	res   int32                   // id % n of this shard's ids, -1 before the first
-	stats []KeyStat
+	stats KeyStats
 	over  overTracker
 	empty int64 // requests whose key column was empty
 }
@@ -271,10 +271,10 @@ func (k *shardKeys) addBatch(arr []scenarios.Arrival, idx []int32, out []algorit
 			k.res = r
 		}
 		l := int(id / k.n)
-		if l >= len(k.stats) {
-			k.stats = growKeyStats(k.stats, l+1)
+		if l >= k.stats.Len() {
+			k.stats.grow(l + 1)
 		}
-		addKey(&k.stats[l], &k.over, a.At, max(a.Weight(), 1), out[i])
+		addKey(k.stats.At(l), &k.over, a.At, max(a.Weight(), 1), out[i])
 	}
 }
 
@@ -287,22 +287,26 @@ func (k *keyStats) merge(parts []*shardKeys) error {
 	seen := map[int32]bool{}
 	for _, p := range parts {
 		k.empty += p.empty
-		if len(p.stats) == 0 {
+		if p.stats.Len() == 0 {
 			continue
 		}
 		if seen[p.res] {
 			return fmt.Errorf("per-key statistics: two shards hold the key ids ≡ %d (mod %d)", p.res, p.n)
 		}
 		seen[p.res] = true
-		size = max(size, (len(p.stats)-1)*int(p.n)+int(p.res)+1)
+		size = max(size, (p.stats.Len()-1)*int(p.n)+int(p.res)+1)
 	}
-	k.stats = growKeyStats(k.stats[:0], size)
+	k.stats = KeyStats{}
+	k.stats.grow(size)
 	for _, p := range parts {
 		n, r := int(p.n), int(p.res)
-		for l := range p.stats {
-			k.stats[l*n+r] = p.stats[l]
+		for l := range p.stats.Len() {
+			*k.stats.At(l*n + r) = *p.stats.At(l)
+			if l&keyStatMask == keyStatMask {
+				p.stats.pages[l>>keyStatShift] = nil // copied: let it go
+			}
 		}
-		p.stats = nil
+		p.stats = KeyStats{}
 	}
 	return nil
 }

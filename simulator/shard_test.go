@@ -259,12 +259,12 @@ func newKeyModel(t *testing.T, spec string, arr []scenarios.Arrival, start, bin 
 func (km *keyModel) check(t *testing.T, what string, a *AlgoResult, start time.Duration) {
 	t.Helper()
 	k := a.Keys
-	if len(k.Stats) != int(km.maxID)+1 {
-		t.Fatalf("%s: %d key stats, want %d (the largest id + 1)", what, len(k.Stats), km.maxID+1)
+	if k.Stats.Len() != int(km.maxID)+1 {
+		t.Fatalf("%s: %d key stats, want %d (the largest id + 1)", what, k.Stats.Len(), km.maxID+1)
 	}
 	var hurt, innocent int64
-	for id := range k.Stats {
-		got, want := k.Stats[id], km.stats[int32(id)]
+	for id := range statSlice(&k.Stats) {
+		got, want := *k.Stats.At(id), km.stats[int32(id)]
 		if want == nil {
 			want = &KeyStat{}
 		}
@@ -369,7 +369,7 @@ func TestShardKeysResidues(t *testing.T) {
 	ds := []algorithms.Decision{{Pass: true}, {}, {Pass: true}}
 	k := &shardKeys{n: 2, res: -1}
 	k.addBatch(arr, []int32{0, 1}, ds[:2])
-	if k.res != 0 || len(k.stats) != 4 || k.stats[2].Requests != 1 || k.stats[3].Rejected != 1 {
+	if k.res != 0 || k.stats.Len() != 4 || k.stats.At(2).Requests != 1 || k.stats.At(3).Rejected != 1 {
 		t.Fatalf("ids 4 and 6 on the shard of residue %d: %+v", k.res, k.stats)
 	}
 	func() {
@@ -381,14 +381,14 @@ func TestShardKeysResidues(t *testing.T) {
 		k.addBatch(arr, []int32{2}, ds[2:])
 	}()
 	ks := &keyStats{}
-	a, b := &shardKeys{n: 2, res: 1, stats: make([]KeyStat, 1)}, &shardKeys{n: 2, res: 1, stats: make([]KeyStat, 1)}
+	a, b := &shardKeys{n: 2, res: 1, stats: KeyStatsOf(make([]KeyStat, 1))}, &shardKeys{n: 2, res: 1, stats: KeyStatsOf(make([]KeyStat, 1))}
 	if err := ks.merge([]*shardKeys{a, b}); err == nil {
 		t.Error("two shards of the odd ids merged")
 	}
-	a.stats[0].Requests, b.res = 3, 0
-	b.stats = make([]KeyStat, 2)
-	b.stats[1].Requests = 2
-	if err := ks.merge([]*shardKeys{a, b}); err != nil || len(ks.stats) != 3 || ks.stats[1].Requests != 3 || ks.stats[2].Requests != 2 {
+	a.stats.At(0).Requests, b.res = 3, 0
+	b.stats = KeyStatsOf(make([]KeyStat, 2))
+	b.stats.At(1).Requests = 2
+	if err := ks.merge([]*shardKeys{a, b}); err != nil || ks.stats.Len() != 3 || ks.stats.At(1).Requests != 3 || ks.stats.At(2).Requests != 2 {
 		t.Fatalf("merge: %v, %+v", err, ks.stats)
 	}
 }

@@ -88,9 +88,9 @@ func (g *gen) runKeyed(name string, specs []string) (*simulator.Result, func(int
 
 // keyStat returns the stats of the key named name in a keyed row.
 func keyStat(a *simulator.AlgoResult, name func(int32) string, key string) simulator.KeyStat {
-	for id := range a.Keys.Stats {
+	for id := range a.Keys.Stats.Len() {
 		if name(int32(id)) == key {
-			return a.Keys.Stats[id]
+			return *a.Keys.Stats.At(id)
 		}
 	}
 	return simulator.KeyStat{}

@@ -102,7 +102,7 @@ func TestCSVHoldsEverySummaryField(t *testing.T) {
 	r.Result.Algorithms[0].Cluster = &simulator.ClusterFigures{Fallbacks: 2, ShouldWait: 1, InstancePassed: []int64{1, 1}}
 	r.Result.Algorithms[1].KongSync = &simulator.KongSyncFigures{Reads: 3, Syncs: 1, SyncEvals: 2, Realtime: 9, Beyond: 1}
 	r.Result.Algorithms[0].Priority = &simulator.PriorityResult{Arrived: 3, Passed: 2, WaitedForNextWindow: 1}
-	r.Result.Algorithms[0].Keys = &simulator.KeyResult{HasUsers: true, KeysHurt: 1, Stats: []simulator.KeyStat{{Requests: 1, Rejected: 1}}}
+	r.Result.Algorithms[0].Keys = &simulator.KeyResult{HasUsers: true, KeysHurt: 1, Stats: simulator.KeyStatsOf([]simulator.KeyStat{{Requests: 1, Rejected: 1}})}
 	var b bytes.Buffer
 	if err := CSV(&b, r); err != nil {
 		t.Fatal(err)
@@ -416,7 +416,7 @@ func TestTopKeysShareNamesItsKeys(t *testing.T) {
 		stats := make([]simulator.KeyStat, c.distinct)
 		stats[0] = simulator.KeyStat{Requests: 9, Rejected: 3, Over: true}
 		stats[1] = simulator.KeyStat{Requests: 2, Rejected: 1, Over: true}
-		r.Result.Algorithms[0].Keys = &simulator.KeyResult{DistinctKeys: c.distinct, Stats: stats}
+		r.Result.Algorithms[0].Keys = &simulator.KeyResult{DistinctKeys: c.distinct, Stats: simulator.KeyStatsOf(stats)}
 		var b strings.Builder
 		if err := WriteTopKeys(&b, r.Result, func(id int32) string { return strconv.Itoa(int(id)) }, 10, 200); err != nil {
 			t.Fatal(err)
