@@ -542,7 +542,6 @@ func (s *logStream) keeper(path, name string, o LogOptions) *Kept {
 func spanKeep(st Stream, k *Kept, keeping *bool) (start, end time.Duration, n int64, err error) {
 	if k == nil {
 		*keeping = false
-		return span(st)
 	}
 	for {
 		a, ok := st.Next()

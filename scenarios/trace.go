@@ -315,18 +315,6 @@ func TraceSpanAs(path, name string) (start, end time.Duration, n int64, err erro
 // span drains a stream and returns the smallest and largest At and the
 // count.
 func span(st Stream) (start, end time.Duration, n int64, err error) {
-	for {
-		a, ok := st.Next()
-		if !ok {
-			break
-		}
-		if n == 0 || a.At < start {
-			start = a.At
-		}
-		if n == 0 || a.At > end {
-			end = a.At
-		}
-		n++
-	}
-	return start, end, n, st.Err()
+	keeping := false
+	return spanKeep(st, nil, &keeping)
 }

@@ -34,24 +34,12 @@ func (s *KeyStats) grow(n int) {
 		return
 	}
 	s.n = n
-	if n <= keyStatPage {
-		if len(s.pages) == 0 {
-			s.pages = [][]KeyStat{nil}
-		}
-		p := s.pages[0]
-		if n > len(p) {
-			q := make([]KeyStat, min(max(n, 2*len(p), 256), keyStatPage))
-			copy(q, p)
-			s.pages[0] = q
-		}
-		return
-	}
 	if len(s.pages) == 0 {
 		s.pages = [][]KeyStat{nil}
 	}
-	if len(s.pages[0]) < keyStatPage {
-		q := make([]KeyStat, keyStatPage)
-		copy(q, s.pages[0])
+	if p := s.pages[0]; len(p) < min(n, keyStatPage) {
+		q := make([]KeyStat, min(max(n, 2*len(p), 256), keyStatPage))
+		copy(q, p)
 		s.pages[0] = q
 	}
 	for len(s.pages)<<keyStatShift < n {
