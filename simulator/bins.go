@@ -2,8 +2,6 @@ package simulator
 
 import (
 	"time"
-
-	"github.com/ratelimit-lab/ratelimit-lab/scenarios"
 )
 
 // DefaultMaxBins is the default bound on the bins of a run's series, per
@@ -103,21 +101,28 @@ type clockSteps struct {
 	clockBefore time.Duration
 }
 
-func (c *clockSteps) see(a scenarios.Arrival) {
-	off := a.Clock - a.At
+// see notes an arrival at true time at whose clock reads clock. Most
+// arrivals change nothing but the last times (same offset, clock not
+// going back): that case is tested first and kept small.
+func (c *clockSteps) see(at, clock time.Duration) {
+	off := clock - at
+	if c.any && off == c.offset && clock >= c.clockBefore {
+		c.at, c.clockBefore = at, clock
+		return
+	}
 	switch {
 	case !c.any:
 		c.any = true
 		if off != 0 {
-			c.add(ClockStep{At: a.At, By: off})
+			c.add(ClockStep{At: at, By: off})
 		}
 	case off != c.offset:
-		c.add(ClockStep{At: a.At, By: off - c.offset})
-	case a.Clock < c.clockBefore:
+		c.add(ClockStep{At: at, By: off - c.offset})
+	case clock < c.clockBefore:
 		// Same offset but the clock went back: a trace's timestamps.
-		c.add(ClockStep{At: c.at, By: a.Clock - c.clockBefore})
+		c.add(ClockStep{At: c.at, By: clock - c.clockBefore})
 	}
-	c.offset, c.at, c.clockBefore = off, a.At, a.Clock
+	c.offset, c.at, c.clockBefore = off, at, clock
 }
 
 func (c *clockSteps) add(s ClockStep) {

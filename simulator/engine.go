@@ -228,20 +228,14 @@ func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free cha
 		}
 		if bs != nil {
 			// The stream fills the batch in one call; then one pass for
-			// the latest time and the clock steps, which calls see only
-			// where it has something to note (the first arrival, an
-			// offset that changes, a clock going back).
+			// the latest time and the clock steps.
 			b.arr = b.arr[:bs.Fill(b.arr[:batchSize])]
 			for j := range b.arr {
 				a := &b.arr[j]
 				if a.At > maxAt {
 					maxAt = a.At
 				}
-				if !steps.any || a.Clock-a.At != steps.offset || a.Clock < steps.clockBefore {
-					steps.see(*a)
-				} else {
-					steps.at, steps.clockBefore = a.At, a.Clock
-				}
+				steps.see(a.At, a.Clock)
 			}
 		} else {
 			b.arr = b.arr[:0]
@@ -253,7 +247,7 @@ func feed(ctx context.Context, src scenarios.Stream, ins []chan *batch, free cha
 				if a.At > maxAt {
 					maxAt = a.At
 				}
-				steps.see(a)
+				steps.see(a.At, a.Clock)
 				b.arr = append(b.arr, a)
 			}
 		}

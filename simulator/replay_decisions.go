@@ -218,7 +218,7 @@ func AssembleDecided(ctx context.Context, src scenarios.Stream, limiters []algor
 				}
 			}
 			maxAt = max(maxAt, a.At)
-			steps.see(a)
+			steps.see(a.At, a.Clock)
 			arr = append(arr, a)
 		}
 		if len(arr) == 0 {
